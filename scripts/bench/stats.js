@@ -1,0 +1,15 @@
+'use strict';
+/** Percentile of a sorted copy of `values` (nearest rank). */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+function summary(values) {
+  return { n: values.length, p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(Math.max(...values)) };
+}
+function round(x) {
+  return Math.round(x * 100) / 100;
+}
+module.exports = { percentile, summary, round };

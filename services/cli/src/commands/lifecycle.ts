@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { registerInitCommand } from './init';
+import { registerUpCommands } from './up';
+import { registerStatusCommands } from './status';
+import { registerLogsCommand } from './logs';
+import { registerDoctorCommand } from './doctor';
+import { registerJobsCommands } from './jobs';
+import { registerContextCommand } from './context';
+
+/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs) and the one-shot `context`. */
+export function registerLifecycleCommands(program: Command): void {
+  registerInitCommand(program);
+  registerUpCommands(program);
+  registerStatusCommands(program);
+  registerLogsCommand(program);
+  registerDoctorCommand(program);
+  registerJobsCommands(program);
+  registerContextCommand(program);
+}

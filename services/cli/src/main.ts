@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { SOUS_VERSION } from '@sous/protocol';
+import { registerCommands } from './commands';
+
+const program = new Command('sous')
+  .description('Sous: a local preparation engine for AI coding agents')
+  .version(SOUS_VERSION)
+  .showHelpAfterError('(run with --help for usage)');
+
+registerCommands(program);
+
+// `sous config keys | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`sous: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

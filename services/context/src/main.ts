@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+/** Context-only API process (spec 4.5, default port 8472) for the three-container topology. */
+import { DEFAULT_CONTEXT_PORT } from '@sous/protocol';
+import { contextRoutes, runSurfaceProcess, startSurface } from '@sous/http';
+import { parseProcessOptions } from '@sous/runtime';
+
+let options;
+try {
+  options = parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_CONTEXT_PORT });
+} catch (err) {
+  process.stderr.write(`sous context: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
+const opts = options;
+runSurfaceProcess(() => startSurface('context', opts, contextRoutes), 'context');

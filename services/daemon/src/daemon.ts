@@ -1,0 +1,186 @@
+import type * as http from 'node:http';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { ensureConfigFile, loadConfig, watchConfig, type ConfigWatcher, type SousConfig, type SousPaths } from '@sous/config';
+import { configHostPolicy, createApp, listen, boundPort, closeServer, isLoopbackHost } from '@sous/http';
+import { createJobQueue, type JobQueue } from '@sous/jobs';
+import { createLogger, type Logger } from '@sous/logging';
+import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
+import { processPaths, removeRunState, writeRunState } from '@sous/runtime';
+import { openStore, type Store } from '@sous/store';
+import { BackendMonitor } from './backend-monitor';
+import type { ProcessOptions as DaemonOptions } from '@sous/runtime';
+import { registerMaintenanceJobs } from './maintenance-jobs';
+import { statusRoutes } from './routes/status';
+import { jobRoutes } from './routes/jobs';
+import { cockpitRoutes } from './routes/cockpit';
+
+/** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
+export interface DaemonContext {
+  options: DaemonOptions;
+  paths: SousPaths;
+  logger: Logger;
+  store: Store;
+  queue: JobQueue;
+  backend: BackendMonitor;
+  workspaceId: string;
+  startedAt: Date;
+  /** The current (hot-reloaded) configuration. */
+  config(): SousConfig;
+  configState(): { loadedAt: string; lastError?: string };
+  watchMode(): { mode: 'native' | 'polling'; reason?: string };
+  boundPort(): number;
+}
+
+export interface RunningDaemon {
+  port: number;
+  context: DaemonContext;
+  /** Graceful stop: HTTP first, then jobs (grace, then cancel), watcher, store. */
+  close(reason?: string): Promise<void>;
+}
+
+/** Grace period for running jobs at shutdown before they are cancelled. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Starts the daemon: config (with hot reload), logs, store, job queue, HTTP interface.
+ * Throws a one-line error (port busy, store locked, invalid config) before anything is left half-open.
+ */
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const paths = processPaths(options);
+  if (!fs.existsSync(paths.root)) throw new Error(`workspace ${paths.root} does not exist`);
+  await ensureConfigFile(paths);
+
+  let config = loadConfig(paths.config);
+  let configLoadedAt = new Date().toISOString();
+  let configError: string | undefined;
+  let redact = compileRedactPatterns(config.privacy.redact_patterns);
+  const logger = createLogger({
+    name: 'daemon',
+    file: `${paths.logs}/daemon.log`,
+    level: options.logLevel,
+    redactPatterns: () => redact,
+  });
+
+  const cleanup: Array<() => Promise<void>> = [];
+  try {
+    const store = await openStore({ databaseUrl: options.databaseUrl, dataDir: paths.data, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) });
+    cleanup.unshift(() => store.close());
+    const workspace = await store.workspaces.upsertByRoot({ rootPath: paths.root });
+
+    const queue = createJobQueue({
+      redisUrl: options.redisUrl,
+      queueName: options.queueName ?? defaultQueueName(paths.root),
+      timeoutSeconds: () => config.compute.max_cycle_seconds,
+      onError: (err) => logger.warn({ error: err.message }, 'job queue problem'),
+    });
+    // Job states are mirrored into the store one write after another: concurrent upserts could land
+    // out of order and record `running` over `completed`. Flushed after the queue closes, before the store.
+    let jobWrites: Promise<void> = Promise.resolve();
+    cleanup.unshift(() => jobWrites);
+    cleanup.unshift(() => queue.close({ graceMs: SHUTDOWN_GRACE_MS }));
+    queue.onJob((info) => {
+      logger.info({ job: info.id, name: info.name, state: info.state, error: info.error }, 'job');
+      jobWrites = jobWrites.then(() =>
+        store.jobs.upsert(info).then(
+          () => undefined,
+          (err: unknown) => logger.warn({ job: info.id, error: err instanceof Error ? err.message : String(err) }, 'job record not stored'),
+        ),
+      );
+    });
+
+    const backend = new BackendMonitor(() => config);
+    let port = options.port;
+    let watcher: ConfigWatcher | undefined;
+    const context: DaemonContext = {
+      options,
+      paths,
+      logger,
+      store,
+      queue,
+      backend,
+      workspaceId: workspace.id,
+      startedAt: new Date(),
+      config: () => config,
+      configState: () => (configError ? { loadedAt: configLoadedAt, lastError: configError } : { loadedAt: configLoadedAt }),
+      watchMode: () => (watcher ? (watcher.reason ? { mode: watcher.mode, reason: watcher.reason } : { mode: watcher.mode }) : { mode: 'native' }),
+      boundPort: () => port,
+    };
+    registerMaintenanceJobs(context);
+    await queue.start();
+
+    const app = createApp({
+      logger,
+      ...configHostPolicy(() => config, () => port),
+      routes: (a) => {
+        cockpitRoutes(a);
+        statusRoutes(a, context);
+        jobRoutes(a, context);
+      },
+    });
+    const server: http.Server = await listen(app, options.host, options.port);
+    port = boundPort(server);
+    cleanup.unshift(() => closeServer(server));
+    if (!isLoopbackHost(options.host)) logger.warn({ host: options.host }, 'bound to a non-loopback address; keep it on a private network behind TLS');
+
+    watcher = watchConfig(paths.config, {
+      onChange(next) {
+        config = next;
+        configLoadedAt = new Date().toISOString();
+        configError = undefined;
+        redact = compileRedactPatterns(next.privacy.redact_patterns);
+        logger.info('config reloaded');
+        void backend.check();
+      },
+      onError(err) {
+        configError = err.message;
+        logger.warn({ error: err.message }, 'config change refused; keeping the last valid config');
+      },
+    }, { polling: options.watchPolling });
+    const activeWatcher = watcher;
+    cleanup.unshift(async () => activeWatcher.close());
+    if (watcher.mode === 'polling') logger.warn({ reason: watcher.reason }, 'file watching fell back to polling');
+
+    backend.start();
+    cleanup.unshift(async () => backend.stop());
+    await queue.enqueue('maintenance.probe_backend', {});
+
+    writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root });
+    logger.info({ host: options.host, port, store: store.kind, queue: queue.kind, workspace: paths.root }, 'daemon started');
+
+    let closing: Promise<void> | undefined;
+    return {
+      port,
+      context,
+      close(reason = 'shutdown') {
+        closing ??= (async () => {
+          logger.info({ reason }, 'daemon stopping');
+          await runAll(cleanup, logger);
+          removeRunState(paths, 'daemon', process.pid);
+          logger.info('daemon stopped');
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await runAll(cleanup, logger);
+    logger.error({ error: err instanceof Error ? err.message : String(err) }, 'daemon failed to start');
+    throw err;
+  }
+}
+
+/** One BullMQ queue per workspace, so daemons of several repositories can share a Redis. */
+function defaultQueueName(root: string): string {
+  return `sous-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`;
+}
+
+/** Runs every cleanup step even when one fails, logging what could not be closed. */
+async function runAll(steps: Array<() => Promise<void>>, logger: Logger): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      logger.error({ error: err instanceof Error ? err.message : String(err) }, 'shutdown step failed');
+    }
+  }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+/**
+ * Daemon entry point: `node services/daemon/dist/main.js --path <repo> [--host] [--port] [--state-dir]`.
+ * Usually started by the supervisor that `sous up` launches; containers run it directly.
+ * Exit codes: 0 clean stop, 2 could not start (one line on stderr says why).
+ */
+import { parseProcessOptions } from '@sous/runtime';
+import { DEFAULT_DAEMON_PORT } from '@sous/protocol';
+import { startDaemon, type RunningDaemon } from './daemon';
+
+async function main(): Promise<void> {
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }));
+  } catch (err) {
+    process.stderr.write(`sous daemon: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  // A crash exits non-zero so the supervisor restarts the daemon; a requested stop exits 0.
+  const stop = (reason: string, code = 0) => {
+    void daemon.close(reason).then(
+      () => process.exit(code),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('uncaughtException', (err) => {
+    daemon.context.logger.fatal({ error: err.message }, 'uncaught exception; stopping');
+    stop('uncaughtException', 1);
+  });
+  process.on('unhandledRejection', (err) => {
+    daemon.context.logger.error({ error: err instanceof Error ? err.message : String(err) }, 'unhandled rejection');
+  });
+}
+
+void main();

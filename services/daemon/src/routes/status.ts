@@ -1,0 +1,31 @@
+import type { Express } from 'express';
+import { SOUS_VERSION } from '@sous/protocol';
+import type { DaemonContext } from '../daemon';
+
+/** `GET /status` — the runtime health snapshot (spec 4.2); documented in docs/http-api.md. */
+export function statusRoutes(app: Express, ctx: DaemonContext): void {
+  app.get('/status', async (_req, res) => {
+    const [store, queue] = await Promise.all([ctx.store.health(), ctx.queue.health()]);
+    const config = ctx.config();
+    const backend = ctx.backend.latest();
+    const healthy = store.ok && queue.ok;
+    res.json({
+      status: healthy ? 'ok' : 'degraded',
+      version: SOUS_VERSION,
+      pid: process.pid,
+      uptime_seconds: Math.round((Date.now() - ctx.startedAt.getTime()) / 1000),
+      started_at: ctx.startedAt.toISOString(),
+      host: ctx.options.host,
+      port: ctx.boundPort(),
+      workspace: { id: ctx.workspaceId, root: ctx.paths.root, state_dir: ctx.paths.dir },
+      config: { path: ctx.paths.config, loaded_at: ctx.configState().loadedAt, ...(ctx.configState().lastError ? { last_error: ctx.configState().lastError } : {}) },
+      store: { kind: ctx.store.kind, ok: store.ok, latency_ms: store.latencyMs, ...(store.detail ? { detail: store.detail } : {}) },
+      queue: { kind: ctx.queue.kind, ok: queue.ok, ...(queue.detail ? { detail: queue.detail } : {}) },
+      policy: { bundle: config.policy.bundle },
+      backend: backend
+        ? { name: backend.name, base_url: backend.base_url, model: backend.model, reachable: backend.reachable, model_present: backend.model_present, checked_at: backend.checked_at, ...(backend.error ? { error: backend.error } : {}) }
+        : { name: config.backend.name, base_url: config.backend.base_url, model: config.backend.model, reachable: null, model_present: null, checked_at: null },
+      watch: ctx.watchMode(),
+    });
+  });
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * Supervisor entry point, started detached by `sous up`: runs the daemon as a child process and
+ * restarts it after a crash with exponential backoff. Same flags as the daemon.
+ *
+ * A daemon that exits 2 refused to start (busy port, locked store, invalid config): restarting
+ * would not help, so the supervisor records the reason and stops. After MAX_FAST_CRASHES crashes in
+ * a row that each lived less than STABLE_MS it gives up too, rather than spin.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseProcessOptions, processPaths, removeRunState, writeRunState, type SupervisorRunState } from '@sous/runtime';
+import { DEFAULT_DAEMON_PORT } from '@sous/protocol';
+
+const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 16000, 30000];
+const STABLE_MS = 60_000;
+const MAX_FAST_CRASHES = 8;
+const STOP_TIMEOUT_MS = 20_000;
+
+const args = process.argv.slice(2);
+const options = parseProcessOptions(args, process.env, { port: DEFAULT_DAEMON_PORT });
+const paths = processPaths(options);
+fs.mkdirSync(paths.logs, { recursive: true });
+const stderrLog = path.join(paths.logs, 'daemon.stderr.log');
+
+let child: ChildProcess | undefined;
+let stopping = false;
+let fastCrashes = 0;
+const state: SupervisorRunState = {
+  pid: process.pid,
+  daemon_pid: null,
+  host: options.host,
+  port: options.port,
+  started_at: new Date().toISOString(),
+  restarts: 0,
+  state: 'running',
+};
+
+function save(): void {
+  writeRunState(paths, 'supervisor', state);
+}
+
+function startChild(): void {
+  const started = Date.now();
+  let lastLine = '';
+  const proc = spawn(process.execPath, [path.join(__dirname, 'main.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+  child = proc;
+  state.daemon_pid = proc.pid ?? null;
+  state.state = 'running';
+  save();
+  const errOut = fs.createWriteStream(stderrLog, { flags: 'a' });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    errOut.write(chunk);
+    const lines = chunk.toString('utf8').trim().split('\n');
+    lastLine = lines[lines.length - 1] ?? lastLine;
+  });
+  proc.once('exit', (code, signal) => {
+    errOut.end();
+    child = undefined;
+    state.daemon_pid = null;
+    state.last_exit = { code, signal, at: new Date().toISOString() };
+    if (lastLine) state.last_error = lastLine.replace(/^sous daemon: /, '');
+    if (stopping) return;
+    if (code === 2) return giveUp();
+    fastCrashes = Date.now() - started < STABLE_MS ? fastCrashes + 1 : 1;
+    if (fastCrashes > MAX_FAST_CRASHES) return giveUp();
+    const delay = BACKOFF_MS[Math.min(fastCrashes - 1, BACKOFF_MS.length - 1)] ?? 30000;
+    state.restarts += 1;
+    state.state = 'restarting';
+    save();
+    setTimeout(() => {
+      if (!stopping) startChild();
+    }, delay);
+  });
+}
+
+function giveUp(): void {
+  state.state = 'gave_up';
+  save();
+  process.exit(1);
+}
+
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
+  const proc = child;
+  const finish = () => {
+    removeRunState(paths, 'supervisor', process.pid);
+    process.exit(0);
+  };
+  if (!proc) return finish();
+  proc.once('exit', finish);
+  proc.kill('SIGTERM');
+  setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS).unref();
+}
+
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.on('SIGHUP', () => undefined); // detached from the terminal that ran `sous up`
+startChild();

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+/**
+ * Chat-completions proxy (spec 4.4, default port 8471) and, with `--context-only`, the context API
+ * (spec 4.5, port 8472). A shell for now: health and the routes' contracts.
+ */
+import { DEFAULT_CONTEXT_PORT, DEFAULT_PROXY_PORT } from '@sous/protocol';
+import { contextRoutes, proxyRoutes, runSurfaceProcess, startSurface } from '@sous/http';
+import { parseProcessOptions } from '@sous/runtime';
+
+const contextOnly = process.argv.includes('--context-only');
+let options;
+try {
+  options = parseProcessOptions(process.argv.slice(2), process.env, { port: contextOnly ? DEFAULT_CONTEXT_PORT : DEFAULT_PROXY_PORT, switches: ['--context-only'] });
+} catch (err) {
+  process.stderr.write(`sous proxy: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
+const opts = options;
+runSurfaceProcess(() => startSurface(contextOnly ? 'context' : 'proxy', opts, contextOnly ? contextRoutes : proxyRoutes), 'proxy');

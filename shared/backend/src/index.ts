@@ -1,0 +1,2 @@
+export { probeBackend } from './probe';
+export type { BackendTarget, BackendProbe } from './probe';

@@ -1,0 +1,108 @@
+import { DEFAULT_CONTEXT_PORT, DEFAULT_HOST } from '@sous/protocol';
+import type { SousConfig } from './types';
+
+/*
+ * Every default of `.sous/config.toml`, in one place. Where the spec (2.8) leaves a default open the
+ * choice is documented in docs/configuration.md.
+ */
+
+/** The local runtime Sous talks to by default (an OpenAI-compatible server on loopback). */
+export const DEFAULT_BACKEND_NAME = 'ollama';
+export const DEFAULT_BACKEND_BASE_URL = 'http://127.0.0.1:11434/v1';
+/** Small enough for a laptop CPU, good enough at code. */
+export const DEFAULT_BACKEND_MODEL = 'qwen2.5-coder:1.5b';
+export const DEFAULT_MCP_TRANSPORT = 'stdio';
+export const DEFAULT_MCP_HTTP_HOST = DEFAULT_HOST;
+export const DEFAULT_MCP_HTTP_PORT = DEFAULT_CONTEXT_PORT;
+/** Repo-local skill roots (spec: three, one being `skills`). */
+export const DEFAULT_SKILL_ROOTS: readonly string[] = ['skills', '.claude/skills', '.github/skills'];
+export const DEFAULT_MAX_FEEDBACK_EVENTS_PER_CYCLE = 200;
+export const DEFAULT_ALLOWED_PATHS: readonly string[] = ['src/**', 'docs/**'];
+export const DEFAULT_EXCLUDED_PATTERNS: readonly string[] = ['*.env', '*.key', '*.pem', 'credentials*', 'secrets*'];
+/** Key-like strings starting `sk-` with 20 or more allowed characters. */
+export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['sk-[A-Za-z0-9_-]{20,}'];
+export const DEFAULT_COMPUTE_DEVICE = 'auto';
+export const DEFAULT_CPU_FRACTION = 0.25;
+export const DEFAULT_GPU_MEMORY_FRACTION = 0.4;
+export const DEFAULT_IDLE_CPU_THRESHOLD = 0.6;
+export const DEFAULT_IDLE_GPU_THRESHOLD = 0.7;
+export const DEFAULT_EMBEDDING_DEVICE = 'cpu';
+export const DEFAULT_MAX_CYCLE_SECONDS = 300;
+export const DEFAULT_MAX_SESSION_MINUTES = 30;
+export const DEFAULT_COMPUTE_PRESET = 'standard';
+export const DEFAULT_MAX_EXPLORATION_DEPTH = 3;
+export const DEFAULT_FRONTIER_MAX_SIZE = 500;
+export const DEFAULT_MIN_PRIORITY = 0.1;
+export const DEFAULT_LLM_GATE = 'non_trivial';
+export const DEFAULT_EXPLORATION_BACKEND = 'auto';
+/** A small sentence-embedding model most local runtimes can pull. */
+export const DEFAULT_EMBEDDING_MODEL = 'all-minilm';
+/** Long enough to read a confirmation prompt, short enough that a stale adoption does not linger. */
+export const DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS = 30;
+/** Spec 2.9: tier `capable` defaults to `local_balanced`. */
+export const DEFAULT_POLICY_BUNDLE = 'local_balanced';
+
+/** The default configuration. Frozen: copy it with `defaultConfig()` before changing anything. */
+export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
+  backend: {
+    name: DEFAULT_BACKEND_NAME,
+    base_url: DEFAULT_BACKEND_BASE_URL,
+    model: DEFAULT_BACKEND_MODEL,
+    api_key_env: '',
+    prefer_local: true,
+  },
+  backends: {},
+  mcp: { transport: DEFAULT_MCP_TRANSPORT, http_host: DEFAULT_MCP_HTTP_HOST, http_port: DEFAULT_MCP_HTTP_PORT },
+  intent: {
+    enabled: true,
+    include_global_skills: false,
+    skill_roots: [...DEFAULT_SKILL_ROOTS],
+    skills_loop: { enabled: true, max_feedback_events_per_cycle: DEFAULT_MAX_FEEDBACK_EVENTS_PER_CYCLE },
+  },
+  gateway: { passthrough: { enabled: false }, routes: {} },
+  proxy: { allow_repo_override: false },
+  privacy: {
+    allowed_paths: [...DEFAULT_ALLOWED_PATHS],
+    excluded_patterns: [...DEFAULT_EXCLUDED_PATTERNS],
+    redact_patterns: [...DEFAULT_REDACT_PATTERNS],
+  },
+  compute: {
+    device: DEFAULT_COMPUTE_DEVICE,
+    cpu_fraction: DEFAULT_CPU_FRACTION,
+    gpu_memory_fraction: DEFAULT_GPU_MEMORY_FRACTION,
+    idle_only: true,
+    idle_cpu_threshold: DEFAULT_IDLE_CPU_THRESHOLD,
+    idle_gpu_threshold: DEFAULT_IDLE_GPU_THRESHOLD,
+    embedding_device: DEFAULT_EMBEDDING_DEVICE,
+    max_cycle_seconds: DEFAULT_MAX_CYCLE_SECONDS,
+    max_session_minutes: DEFAULT_MAX_SESSION_MINUTES,
+    preset: DEFAULT_COMPUTE_PRESET,
+  },
+  exploration: {
+    max_exploration_depth: DEFAULT_MAX_EXPLORATION_DEPTH,
+    frontier_max_size: DEFAULT_FRONTIER_MAX_SIZE,
+    min_priority: DEFAULT_MIN_PRIORITY,
+    llm_gate: DEFAULT_LLM_GATE,
+    endpoint: '',
+    model: '',
+    backend: DEFAULT_EXPLORATION_BACKEND,
+    api_key: '',
+    embedding_model: DEFAULT_EMBEDDING_MODEL,
+  },
+  refinement: { enabled: false, adoption_pending_confirm_seconds: DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS },
+  policy: { bundle: DEFAULT_POLICY_BUNDLE },
+  daemon: { allowed_hosts: [], allowed_origins: [] },
+} satisfies SousConfig);
+
+/** A fresh, mutable copy of the default configuration. */
+export function defaultConfig(): SousConfig {
+  return structuredClone(DEFAULT_CONFIG) as SousConfig;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

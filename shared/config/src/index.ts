@@ -1,0 +1,44 @@
+export { sousPaths, findWorkspaceRoot, SOUS_DIR_NAME } from './paths';
+export type { SousPaths } from './paths';
+export { ConfigError } from './errors';
+export type { ConfigErrorCode, ConfigErrorWhere } from './errors';
+export {
+  MCP_TRANSPORTS,
+  COMPUTE_DEVICES,
+  EMBEDDING_DEVICES,
+  COMPUTE_PRESETS,
+  LLM_GATES,
+  EXPLORATION_BACKENDS,
+  POLICY_BUNDLE_IDS,
+} from './types';
+export type {
+  SousConfig,
+  BackendProfile,
+  McpTransport,
+  ComputeDevice,
+  EmbeddingDevice,
+  ComputePreset,
+  LlmGate,
+  ExplorationBackend,
+  PolicyBundleId,
+} from './types';
+export {
+  DEFAULT_CONFIG,
+  defaultConfig,
+  DEFAULT_BACKEND_NAME,
+  DEFAULT_BACKEND_BASE_URL,
+  DEFAULT_BACKEND_MODEL,
+  DEFAULT_MCP_HTTP_PORT,
+  DEFAULT_REDACT_PATTERNS,
+  DEFAULT_POLICY_BUNDLE,
+  DEFAULT_EMBEDDING_MODEL,
+} from './defaults';
+export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, findConfigKey } from './keys';
+export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';
+export { validateConfigObject } from './validate';
+export { parseConfigToml, renderConfigToml, formatTomlValue } from './toml';
+export { getConfigValue, parseConfigValue, withConfigValue } from './values';
+export { loadConfig, readConfigText, ensureConfigFile, setConfigValue, writeConfigText, writeFileAtomic } from './file';
+export { watchConfig } from './watch';
+export type { ConfigWatcher, ConfigWatchHandlers, ConfigWatchOptions, NativeWatchFactory } from './watch';
+export { compileRedactPatterns, looksSecret, redactText } from './secrets';

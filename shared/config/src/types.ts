@@ -1,0 +1,79 @@
+/** Allowed values of the enum-typed keys. The key table validates against these lists. */
+export const MCP_TRANSPORTS = ['stdio', 'sse', 'http'] as const;
+export const COMPUTE_DEVICES = ['auto', 'cpu', 'cuda', 'rocm', 'metal'] as const;
+export const EMBEDDING_DEVICES = ['cpu', 'auto', 'gpu'] as const;
+/** `background` is for CPU-only machines: idle cycles only (spec 2.8). */
+export const COMPUTE_PRESETS = ['background', 'standard', 'performance'] as const;
+export const LLM_GATES = ['non_trivial', 'always', 'never'] as const;
+export const EXPLORATION_BACKENDS = ['auto', 'local', 'remote'] as const;
+/** The seven policy bundles of spec 2.9, in the spec's order. */
+export const POLICY_BUNDLE_IDS = [
+  'local_lightweight',
+  'local_balanced',
+  'local_heavy',
+  'hybrid_balanced',
+  'hybrid_quality',
+  'cost_saver',
+  'deep_research',
+] as const;
+
+export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+export type ComputeDevice = (typeof COMPUTE_DEVICES)[number];
+export type EmbeddingDevice = (typeof EMBEDDING_DEVICES)[number];
+export type ComputePreset = (typeof COMPUTE_PRESETS)[number];
+export type LlmGate = (typeof LLM_GATES)[number];
+export type ExplorationBackend = (typeof EXPLORATION_BACKENDS)[number];
+export type PolicyBundleId = (typeof POLICY_BUNDLE_IDS)[number];
+
+/** A named backend profile (`[backends.<profile>]`), selected per request by `X-Sous-Backend`. */
+export interface BackendProfile {
+  base_url: string;
+  model: string;
+  /** Name of the environment variable holding the key; never the key itself. */
+  api_key_env: string;
+}
+
+/** The effective configuration: every key present, typed, validated. */
+export interface SousConfig {
+  backend: { name: string; base_url: string; model: string; api_key_env: string; prefer_local: boolean };
+  backends: Record<string, BackendProfile>;
+  mcp: { transport: McpTransport; http_host: string; http_port: number };
+  intent: {
+    enabled: boolean;
+    include_global_skills: boolean;
+    skill_roots: string[];
+    skills_loop: { enabled: boolean; max_feedback_events_per_cycle: number };
+  };
+  gateway: { passthrough: { enabled: boolean }; routes: Record<string, string> };
+  proxy: { allow_repo_override: boolean };
+  privacy: { allowed_paths: string[]; excluded_patterns: string[]; redact_patterns: string[] };
+  compute: {
+    device: ComputeDevice;
+    cpu_fraction: number;
+    gpu_memory_fraction: number;
+    idle_only: boolean;
+    idle_cpu_threshold: number;
+    idle_gpu_threshold: number;
+    embedding_device: EmbeddingDevice;
+    max_cycle_seconds: number;
+    max_session_minutes: number;
+    preset: ComputePreset;
+  };
+  exploration: {
+    max_exploration_depth: number;
+    frontier_max_size: number;
+    min_priority: number;
+    llm_gate: LlmGate;
+    endpoint: string;
+    model: string;
+    backend: ExplorationBackend;
+    /** Empty or `env:NAME`; never a key value (spec 5.3). */
+    api_key: string;
+    embedding_model: string;
+  };
+  refinement: { enabled: boolean; adoption_pending_confirm_seconds: number };
+  /** Sous addition: the active policy bundle (spec 2.9). */
+  policy: { bundle: PolicyBundleId };
+  /** Sous addition: what the daemon's HTTP interface accepts besides loopback. */
+  daemon: { allowed_hosts: string[]; allowed_origins: string[] };
+}

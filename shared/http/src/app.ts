@@ -1,0 +1,58 @@
+import express, { type Express, type Request, type Response, type NextFunction } from 'express';
+import { ApiError } from '@sous/protocol';
+import type { Logger } from '@sous/logging';
+import { errorHandler, notFoundHandler } from './errors';
+import { hostGuard, originGuard, type HostPolicy } from './guards';
+
+/** Default request body limit for every Sous HTTP surface (bytes). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppOptions extends HostPolicy {
+  logger: Logger;
+  /** Request body limit in bytes; default DEFAULT_BODY_LIMIT_BYTES (1 MiB). */
+  bodyLimitBytes?: number;
+  /** Registers the surface's routes between the guards and the error handlers. */
+  routes: (app: Express) => void;
+}
+
+/**
+ * The express app every Sous surface uses: Host and Origin guards first, a strict JSON body
+ * parser with a size limit, the surface's routes, then one JSON error shape for everything.
+ */
+export function createApp(options: AppOptions): Express {
+  const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(hostGuard(options));
+  app.use(originGuard(options));
+  app.use(requireJsonContentType);
+  app.use(express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(requestLog(options.logger));
+  options.routes(app);
+  app.use(notFoundHandler);
+  app.use(errorHandler(options.logger, limit));
+  return app;
+}
+
+/** A POST with a body must say it is JSON; otherwise the body would be silently ignored. */
+function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    next(new ApiError('unsupported_media_type', `request body must be JSON (Content-Type: application/json), got ${JSON.stringify(req.headers['content-type'] ?? 'none')}`, 'header.content-type'));
+    return;
+  }
+  next();
+}
+
+/** Logs method, path, status and duration only: never bodies, queries or headers. */
+function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'http');
+    });
+    next();
+  };
+}

@@ -1,0 +1,64 @@
+import * as http from 'node:http';
+import * as net from 'node:net';
+import type { Express } from 'express';
+
+/** The port is taken by another process. `nextFree` is the next port that was free when checked. */
+export class PortInUseError extends Error {
+  readonly code = 'port_in_use';
+  constructor(readonly host: string, readonly port: number, readonly nextFree: number | undefined) {
+    super(
+      `port ${port} on ${host} is already in use` +
+        (nextFree !== undefined ? `; the next free port is ${nextFree}: pin it with --port ${nextFree}` : '; choose another with --port <n>'),
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+/** True when `port` can be bound on `host` right now. */
+export function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** The first free port at or after `start` (tries up to `attempts` ports). */
+export async function findFreePort(host: string, start: number, attempts = 50): Promise<number | undefined> {
+  for (let port = start; port < start + attempts && port <= 65535; port++) {
+    if (await portFree(host, port)) return port;
+  }
+  return undefined;
+}
+
+/** Starts `app` on host:port; a busy port rejects with PortInUseError naming the next free port. */
+export function listen(app: Express, host: string, port: number): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(app);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        void findFreePort(host, port + 1).then((next) => reject(new PortInUseError(host, port, next)));
+      } else reject(err);
+    });
+    server.listen({ host, port }, () => resolve(server));
+  });
+}
+
+/** The port a listening server got (useful with port 0 in tests). */
+export function boundPort(server: http.Server): number {
+  const addr = server.address();
+  return typeof addr === 'object' && addr ? addr.port : 0;
+}
+
+/** Closes the server, ending idle keep-alive connections so shutdown is not held up. */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+/** True when host is a loopback address or name. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

@@ -1,0 +1,56 @@
+import type { Express } from 'express';
+import { loadConfig, type SousConfig } from '@sous/config';
+import { createLogger, type Logger } from '@sous/logging';
+import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
+import { processPaths, type ProcessOptions } from '@sous/runtime';
+import { createApp } from './app';
+import { configHostPolicy } from './guards';
+import { listen, boundPort, closeServer } from './listen';
+
+/** A running secondary surface (proxy, context API). */
+export interface RunningSurface {
+  port: number;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a small Sous HTTP surface with the same guards, limits and error shape as the daemon:
+ * `GET /healthz` plus the routes given. Reads the workspace config once (allowed hosts, redaction).
+ */
+export async function startSurface(name: string, options: ProcessOptions, routes: (app: Express, config: SousConfig) => void): Promise<RunningSurface> {
+  const paths = processPaths(options);
+  const config = loadConfig(paths.config);
+  const redact = compileRedactPatterns(config.privacy.redact_patterns);
+  const logger = createLogger({ name, file: `${paths.logs}/${name}.log`, level: options.logLevel, redactPatterns: () => redact });
+  let port = options.port;
+  const app = createApp({
+    logger,
+    ...configHostPolicy(() => config, () => port),
+    routes: (a) => {
+      a.get('/healthz', (_req, res) => {
+        res.json({ status: 'ok', service: name, version: SOUS_VERSION });
+      });
+      routes(a, config);
+    },
+  });
+  const server = await listen(app, options.host, options.port);
+  port = boundPort(server);
+  logger.info({ host: options.host, port }, `${name} started`);
+  return { port, logger, close: () => closeServer(server) };
+}
+
+/** Runs a surface as a process: one-line error and exit 2 when it cannot start; clean stop on SIGTERM. */
+export function runSurfaceProcess(start: () => Promise<RunningSurface>, label: string): void {
+  start().then(
+    (surface) => {
+      const stop = () => void surface.close().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (err: unknown) => {
+      process.stderr.write(`sous ${label}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(2);
+    },
+  );
+}

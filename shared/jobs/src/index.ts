@@ -1,0 +1,23 @@
+export { createJobQueue } from './create';
+export { JobError } from './errors';
+export type { JobErrorCode } from './errors';
+export { JOB_STATES, FINAL_JOB_STATES } from './types';
+export type {
+  CloseOptions,
+  JobContext,
+  JobHandler,
+  JobInfo,
+  JobQueue,
+  JobQueueHealth,
+  JobQueueOptions,
+  JobState,
+  ListOptions,
+  RegisterOptions,
+} from './types';
+export {
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_GRACE_MS,
+  DEFAULT_HISTORY_LIMIT,
+  MAX_PAYLOAD_BYTES,
+} from './defaults';

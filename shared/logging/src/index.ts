@@ -1,0 +1,2 @@
+export { createLogger } from './logger';
+export type { Logger, LoggerOptions } from './logger';

@@ -1,0 +1,83 @@
+/**
+ * Content-addressed cache of parsed file contents. Identical contents (copies, or a file switching
+ * back and forth between branches) are parsed once: the key is the sha256 of the bytes on disk plus
+ * the language (the same bytes parse differently as Python and as text).
+ */
+import { extractSymbols, type FileSymbols } from '../symbols';
+
+/** Unreferenced blobs kept for a later switch back (a branch switch), oldest dropped first. */
+export const DEFAULT_ORPHAN_BLOBS = 512;
+
+/** One distinct content: its (redacted) text and symbols. */
+export interface Blob {
+  readonly key: string;
+  /** Redacted text as read; never log it. */
+  readonly text: string;
+  readonly symbols: FileSymbols;
+}
+
+interface Entry {
+  blob: Promise<Blob>;
+  refs: number;
+}
+
+/** The cache key of a content in a language. */
+export function blobKey(sha256: string, language: string): string {
+  return `${sha256}:${language}`;
+}
+
+/** Blobs with reference counts; a blob nobody references waits in a bounded orphan list. */
+export class BlobCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Keys with refs = 0, oldest first (Map keeps insertion order). */
+  private readonly orphans = new Map<string, true>();
+  private parseCount = 0;
+
+  constructor(private readonly maxOrphans: number = DEFAULT_ORPHAN_BLOBS) {}
+
+  /** `extractSymbols` calls so far. */
+  get parses(): number {
+    return this.parseCount;
+  }
+
+  /** Distinct contents held (referenced or orphaned). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Whether this content is cached (then `acquire` will not parse). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /**
+   * Takes a reference to the blob for `key`, parsing `text` only when the content is new. Concurrent
+   * acquires of the same new content share one parse.
+   */
+  acquire(key: string, language: string, text: string): Promise<Blob> {
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      this.parseCount++;
+      const blob = extractSymbols(language, text).then((symbols): Blob => ({ key, text, symbols }));
+      entry = { blob, refs: 0 };
+      this.entries.set(key, entry);
+    }
+    entry.refs++;
+    this.orphans.delete(key);
+    return entry.blob;
+  }
+
+  /** Drops a reference; an unreferenced blob becomes an orphan and the oldest orphans are evicted. */
+  release(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.refs === 0) return;
+    entry.refs--;
+    if (entry.refs > 0) return;
+    this.orphans.set(key, true);
+    while (this.orphans.size > this.maxOrphans) {
+      const oldest = this.orphans.keys().next().value as string;
+      this.orphans.delete(oldest);
+      this.entries.delete(oldest);
+    }
+  }
+}

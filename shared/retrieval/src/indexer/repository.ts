@@ -1,0 +1,243 @@
+/**
+ * The repository index: every in-scope file's symbols, the file graph, git signals and a BM25
+ * index, in memory and content-addressed. Built once, then kept current file by file.
+ */
+import { estimateTokens, Bm25Index } from '../ranking';
+import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
+import { BlobCache, type Blob } from './blobs';
+import { IndexError } from './errors';
+import { FileGraph } from './graph';
+import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
+import { DEFAULT_READ_CONCURRENCY, mapLimit } from './pool';
+import { runQuery, type QueryableFile } from './query';
+import { coChangeNeighbours, recencyByRank } from './signals';
+import type { BuildIndexOptions, ContextResult, IndexedFileRecord, IndexStats, QueryOptions, RefreshResult, SkipReason } from './types';
+
+/** An indexed file: its record (without imports, which live in the graph) and its content. */
+interface Entry {
+  record: Omit<IndexedFileRecord, 'imports'>;
+  blob: Blob;
+}
+
+/** What one load did to a path in the index. */
+export type FileChange = 'added' | 'changed' | 'removed' | 'unchanged';
+
+/** The BM25 document of a file: path and defined names count as words too. */
+function documentText(path: string, blob: Blob): string {
+  return `${path}\n${blob.symbols.definitions.map((d) => d.name).join(' ')}\n${blob.text}`;
+}
+
+/**
+ * An in-memory index of one repository under one privacy scope. Create it with
+ * `buildRepositoryIndex`. Mutations (`updateFile`, `removeFile`, `refresh`) run one at a time;
+ * `query` and `snapshot` see the state between them.
+ */
+export class RepositoryIndex {
+  private readonly entries = new Map<string, Entry>();
+  /** Mirror of the indexed paths, as `resolveImport` wants it. */
+  private readonly known = new Set<string>();
+  private readonly skipped = new Map<string, SkippedFile>();
+  private readonly bm25 = new Bm25Index();
+  private readonly graph = new FileGraph();
+  private readonly blobs = new BlobCache();
+  private recency = new Map<string, number>();
+  private head: string | null = null;
+  private signalsRead = false;
+  private reads = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly load: LoadContext;
+  private readonly concurrency: number;
+
+  /** Use `buildRepositoryIndex`. */
+  constructor(readonly root: string, readonly policy: ScopePolicy, options: BuildIndexOptions = {}) {
+    this.concurrency = options.concurrency ?? DEFAULT_READ_CONCURRENCY;
+    this.load = {
+      root,
+      policy,
+      ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+      blobs: this.blobs,
+      onRead: () => {
+        this.reads++;
+      },
+    };
+  }
+
+  /** Number of indexed files. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Ranks indexed files for a prompt; see `runQuery`. Throws `IndexError` (`invalid_query`) for a bad topN or budget. */
+  query(prompt: string, options: QueryOptions = {}): ContextResult {
+    const files: QueryableFile[] = [];
+    for (const [path, entry] of this.entries) {
+      files.push({
+        path,
+        text: entry.blob.text,
+        definitions: entry.record.definitions.map((d) => d.name),
+        importNeighbours: [...this.graph.importsOf(path), ...this.graph.importersOf(path)],
+        coChangeNeighbours: this.graph.coChangedWith(path).filter((p) => this.known.has(p)),
+        recency: this.recency.get(path) ?? 0,
+      });
+    }
+    return runQuery(prompt, files, this.bm25, options);
+  }
+
+  /**
+   * Re-reads one file. An unchanged content is not parsed again; a deleted, git-ignored or
+   * now-refused file is removed. Throws `IndexError` (`invalid_path`) for a path outside the root.
+   */
+  updateFile(relPath: string): Promise<FileChange> {
+    return this.exclusive(async () => {
+      const path = this.normalize(relPath);
+      if (!(await isCandidate(this.root, path))) {
+        this.skipped.delete(path);
+        return this.dropPath(path);
+      }
+      const change = this.apply(path, await loadFile(this.load, path, this.previous(path)));
+      if (change === 'added') this.graph.retryUnresolved(this.known, new Set([path]));
+      return change;
+    });
+  }
+
+  /** Removes one file from the index (BM25, graph, maps); false when it was not indexed. */
+  removeFile(relPath: string): Promise<boolean> {
+    return this.exclusive(async () => this.dropPath(this.normalize(relPath)) === 'removed');
+  }
+
+  /**
+   * Lists the repository again and applies only what changed (by sha256); git signals are re-read
+   * when HEAD moved. `onProgress(done, total)` is called after each listed file.
+   */
+  refresh(onProgress?: (done: number, total: number) => void): Promise<RefreshResult> {
+    return this.exclusive(() => this.sync(onProgress));
+  }
+
+  /** Plain serialisable records, one per indexed file, sorted by path. */
+  snapshot(): IndexedFileRecord[] {
+    return [...this.entries.values()]
+      .map((e) => ({ ...e.record, definitions: e.record.definitions.map((d) => ({ ...d })), imports: this.graph.importsOf(e.record.path) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Counters: files, cached contents, parses, reads, skipped files by reason, HEAD. */
+  stats(): IndexStats {
+    const skipped: Partial<Record<SkipReason, number>> = {};
+    for (const s of this.skipped.values()) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
+    return { files_indexed: this.entries.size, blobs: this.blobs.size, parses: this.blobs.parses, reads: this.reads, skipped, head: this.head };
+  }
+
+  /** Initial build and `refresh`: list, load changed paths with bounded concurrency, apply. */
+  private async sync(onProgress?: (done: number, total: number) => void): Promise<RefreshResult> {
+    const listed = await listCandidateFiles(this.root);
+    const listedSet = new Set(listed);
+    const result: RefreshResult = { added: 0, changed: 0, removed: 0, unchanged: 0 };
+    for (const path of [...this.entries.keys()]) {
+      if (listedSet.has(path)) continue;
+      this.dropPath(path);
+      result.removed++;
+    }
+    for (const path of [...this.skipped.keys()]) if (!listedSet.has(path)) this.skipped.delete(path);
+
+    let done = 0;
+    const loaded = await mapLimit(listed, this.concurrency, async (path) => {
+      const outcome = await loadFile(this.load, path, this.previous(path));
+      onProgress?.(++done, listed.length);
+      return outcome;
+    });
+    const added: string[] = [];
+    const changed: string[] = [];
+    listed.forEach((path, i) => {
+      const change = this.apply(path, loaded[i] as Loaded, false);
+      if (change === 'added') added.push(path);
+      if (change === 'changed') changed.push(path);
+      // A refused file never indexed is neither added nor unchanged content; count only indexed files.
+      if (change !== 'unchanged' || this.entries.has(path)) result[change]++;
+    });
+    // Resolve after the whole batch is applied, so imports between new files resolve both ways.
+    for (const path of [...added, ...changed]) this.resolveImports(path);
+    if (added.length > 0) this.graph.retryUnresolved(this.known, new Set([...added, ...changed]));
+    await this.readSignals();
+    return result;
+  }
+
+  /** Re-reads git signals when HEAD moved (or on first call). */
+  private async readSignals(): Promise<void> {
+    const head = await headCommit(this.root);
+    if (this.signalsRead && head === this.head) return;
+    this.signalsRead = true;
+    const signals = await gitSignals(this.root);
+    this.head = signals.head;
+    this.recency = recencyByRank(signals);
+    this.graph.setCoChange(coChangeNeighbours(signals));
+  }
+
+  private apply(path: string, loaded: Loaded, resolve = true): FileChange {
+    if (loaded.kind === 'unchanged') return 'unchanged';
+    if (loaded.kind === 'skipped') {
+      const change = this.dropPath(path);
+      this.skipped.set(path, loaded.skipped);
+      return change;
+    }
+    const { file, blob } = loaded;
+    const old = this.entries.get(path);
+    if (old !== undefined) this.blobs.release(old.blob.key);
+    this.skipped.delete(path);
+    const record = { path, sha256: file.sha256, language: file.language, bytes: file.bytes, tokens: estimateTokens(blob.text), definitions: blob.symbols.definitions };
+    this.entries.set(path, { record, blob });
+    this.known.add(path);
+    this.bm25.add(path, documentText(path, blob));
+    if (resolve) this.resolveImports(path);
+    return old === undefined ? 'added' : 'changed';
+  }
+
+  private resolveImports(path: string): void {
+    const entry = this.entries.get(path);
+    if (entry === undefined) return;
+    this.graph.setFile(path, entry.record.language, entry.blob.symbols.imports.map((i) => i.source), this.known);
+  }
+
+  /** Removes an indexed path everywhere; 'unchanged' when it was not indexed. */
+  private dropPath(path: string): FileChange {
+    const entry = this.entries.get(path);
+    if (entry === undefined) return 'unchanged';
+    this.entries.delete(path);
+    this.known.delete(path);
+    this.bm25.remove(path);
+    this.blobs.release(entry.blob.key);
+    this.graph.removeFile(path, this.known);
+    return 'removed';
+  }
+
+  private previous(path: string): { blobKey?: string; skipped?: SkippedFile } {
+    const entry = this.entries.get(path);
+    const skipped = this.skipped.get(path);
+    return { ...(entry === undefined ? {} : { blobKey: entry.blob.key }), ...(skipped === undefined ? {} : { skipped }) };
+  }
+
+  private normalize(relPath: string): string {
+    const path = normalizeRelativePath(relPath);
+    if (path === null || path === '.' || path.startsWith('../')) {
+      throw new IndexError('invalid_path', `${JSON.stringify(relPath)} is not a path inside the repository; pass a repository-relative path like src/index.ts`);
+    }
+    return path;
+  }
+
+  /** Runs mutations one at a time, in call order; a failed one does not block the next. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * Builds the index of `root` under `policy`: lists candidate files, reads in-scope ones (8 at a
+ * time by default), parses each distinct content once, resolves imports into the file graph, reads
+ * git signals and fills BM25. Throws `ScopeError` when `root` is not a git repository.
+ */
+export async function buildRepositoryIndex(root: string, policy: ScopePolicy, options: BuildIndexOptions = {}): Promise<RepositoryIndex> {
+  const index = new RepositoryIndex(root, policy, options);
+  await index.refresh(options.onProgress);
+  return index;
+}

@@ -1,0 +1,18 @@
+export { analyzePrompt, ERROR_MESSAGE_MAX_CHARS } from './prompt';
+export type { ErrorMention, PromptAnalysis, QueryTerm } from './prompt';
+export { extractFrames, FRAME_DECAY, FRAME_MIN_RELEVANCE } from './frames';
+export type { FrameLanguage, TracebackFrame } from './frames';
+export { extractPaths, normalizePath, pathMatches, SOURCE_EXTENSIONS } from './paths';
+export type { MentionedPath } from './paths';
+export { codeTokens, identifierTokens, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH, normalizeToken, plainTokens, stem, STOPWORDS } from './tokens';
+export type { IdentifierTokens } from './tokens';
+export { Bm25Index, BM25_B, BM25_K1, DEFAULT_SEARCH_LIMIT } from './bm25';
+export type { Bm25Hit, Bm25Options, WeightedTerm } from './bm25';
+export { rankFiles } from './rank';
+export type { RankCandidate, RankedFile, RankOptions, RationaleEntry } from './rank';
+export { GRAPH_MIN_SOURCE_SCORE, SIGNAL_WEIGHTS, SYMBOL_EXTRA_WEIGHT, SYMBOL_MAX_MATCHES, TERM_WEIGHTS } from './weights';
+export type { Signal, SignalWeights, TermKind } from './weights';
+export { CHARS_PER_TOKEN, estimateTokens, fitToBudget, MIN_CLIP_TOKENS } from './budget';
+export type { BudgetFit, FittedItem } from './budget';
+export { bestSnippet, DEFAULT_SNIPPET_LINES } from './snippet';
+export type { Snippet } from './snippet';

@@ -1,0 +1,176 @@
+/**
+ * Prompt analysis: what a free-text prompt (a bug report, a pasted stack) says about the code —
+ * paths, traceback frames, errors, identifiers, code fragments, words — and the weighted query
+ * terms derived from them.
+ */
+import { extractFrames, type TracebackFrame } from './frames';
+import { extractPaths, pathMatches, type MentionedPath } from './paths';
+import { identifierTokens, normalizeToken } from './tokens';
+import { TERM_WEIGHTS, type TermKind } from './weights';
+
+/** An error or exception the prompt mentions. */
+export interface ErrorMention {
+  /** `TypeError`, `KeyError`, `NullPointerException` (package stripped), or `panic` for Go. */
+  type: string;
+  /** Text after `Type:` on the same line, trimmed to ERROR_MESSAGE_MAX_CHARS. */
+  message?: string;
+}
+
+/** One weighted query term (already normalized like `codeTokens` output). */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  /** The strongest source the term came from. */
+  kind: TermKind;
+}
+
+/** Everything `analyzePrompt` reads out of a prompt. */
+export interface PromptAnalysis {
+  /** Paths mentioned outside traceback frames. */
+  paths: MentionedPath[];
+  frames: TracebackFrame[];
+  errors: ErrorMention[];
+  /** Code-looking names as written (camelCase, snake_case, PascalCase, dotted parts), deduplicated. */
+  identifiers: string[];
+  /** Contents of backtick code fragments. */
+  fragments: string[];
+  /** Normalized prose words (stopwords and trace boilerplate dropped), deduplicated. */
+  words: string[];
+  /** Query terms, highest weight first, ties by term. */
+  terms: QueryTerm[];
+}
+
+/** Error messages are clipped to this many characters. */
+export const ERROR_MESSAGE_MAX_CHARS = 200;
+
+// Words every pasted trace contains; they say nothing about which file is at fault.
+const TRACE_NOISE = new Set([
+  'traceback', 'recent', 'call', 'last', 'most', 'line', 'file', 'thread', 'goroutine', 'running',
+  'panicked', 'panic', 'exception', 'error', 'stack', 'caused', 'note', 'run', 'backtrace', 'anonymous',
+  'object', 'module', 'main', 'at', 'exit',
+  // Bug-report prose that names no code.
+  'see', 'think', 'seem', 'like', 'please', 'fix', 'bug', 'issue', 'problem', 'happen', 'help', 'try',
+  'tried', 'want', 'need', 'know', 'work', 'working', 'doesn', 'isn', 'don', 'instead', 'expected',
+]);
+
+const ERROR_RE = /\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Fault|Panic))\b(?::[ \t]*([^\n]*))?/g;
+const GO_PANIC_RE = /^panic: ([^\n]+)/gm;
+const FRAGMENT_RE = /`{1,3}([^`]+)`{1,3}/g;
+// The lookbehind starts matches only at word starts; without it a long word costs O(n²).
+const DOTTED_RE = /(?<![\w$])[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+/g;
+const WORD_RE = /[A-Za-z_$][\w$]*/g;
+const QUOTED_RE = /'([^'\n]+)'|"([^"\n]+)"/g;
+// Addresses and Go argument words (`0xc000010000`) would read as words.
+const HEX_RE = /\b0x[0-9a-fA-F]+\b/g;
+// Stack lines themselves: their file and function are read by extractFrames; the rest is boilerplate.
+const FRAME_LINE_RE = /^\s*(?:at |File "|\d+: ).*$|^\s+\S+\.go:\d+.*$/gm;
+
+function clip(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > ERROR_MESSAGE_MAX_CHARS ? trimmed.slice(0, ERROR_MESSAGE_MAX_CHARS) : trimmed;
+}
+
+/** camelCase, PascalCase with two humps, snake_case, SCREAMING_CASE or a call `name(`. */
+function looksLikeCode(word: string, followedByParen: boolean): boolean {
+  if (word.includes('_') || word.includes('$')) return /[A-Za-z]/.test(word);
+  if (/[a-z][A-Z]/.test(word) || /[A-Z]{2,}[a-z]/.test(word)) return true;
+  return followedByParen && word.length > 1;
+}
+
+function extractErrors(text: string): ErrorMention[] {
+  const errors: ErrorMention[] = [];
+  const seen = new Set<string>();
+  const push = (type: string, message: string | undefined): void => {
+    const clipped = message === undefined ? '' : clip(message);
+    const key = `${type}\u0000${clipped}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    errors.push(clipped.length > 0 ? { type, message: clipped } : { type });
+  };
+  for (const m of text.matchAll(ERROR_RE)) push(m[1] ?? '', m[2]);
+  for (const m of text.matchAll(GO_PANIC_RE)) push('panic', m[1]);
+  return errors;
+}
+
+function extractIdentifiers(text: string, fragments: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(DOTTED_RE)) {
+    const parts = m[0].split(/\.|::/);
+    // Drop a package qualifier: `java.lang.NullPointerException` → `NullPointerException`.
+    const firstType = parts.findIndex((part) => /^[A-Z]/.test(part));
+    for (const part of firstType > 0 ? parts.slice(firstType) : parts) if (part.length > 1) found.add(part);
+  }
+  for (const m of text.matchAll(WORD_RE)) {
+    const after = text[(m.index ?? 0) + m[0].length];
+    if (looksLikeCode(m[0], after === '(')) found.add(m[0]);
+  }
+  for (const fragment of fragments) {
+    for (const m of fragment.matchAll(WORD_RE)) if (m[0].length > 1) found.add(m[0]);
+  }
+  return [...found];
+}
+
+class TermCollector {
+  private readonly terms = new Map<string, QueryTerm>();
+
+  add(token: string | null, kind: TermKind): void {
+    if (token === null || TRACE_NOISE.has(token)) return;
+    const weight = TERM_WEIGHTS[kind];
+    const previous = this.terms.get(token);
+    if (previous === undefined || previous.weight < weight) this.terms.set(token, { term: token, weight, kind });
+  }
+
+  addIdentifier(name: string, wholeKind: TermKind, partKind: TermKind): void {
+    const { whole, parts } = identifierTokens(name);
+    this.add(whole, wholeKind);
+    for (const part of parts) this.add(part, partKind);
+  }
+
+  sorted(): QueryTerm[] {
+    return [...this.terms.values()].sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  }
+}
+
+/**
+ * Reads a free-text prompt. Deterministic and pure; handles any text (an empty prompt yields empty
+ * lists). Identifiers and traceback function names weigh more than prose (see TERM_WEIGHTS).
+ */
+export function analyzePrompt(text: string): PromptAnalysis {
+  const frames = extractFrames(text);
+  const blank = (found: string): string => ' '.repeat(found.length);
+  // Frame lines go first so that skipped library frames do not come back as named paths.
+  const { paths: mentioned, rest } = extractPaths(text.replace(FRAME_LINE_RE, blank).replace(HEX_RE, blank));
+  // `panicked at src/x.rs:10:5` is read as a frame; do not count the same spot again as a named path.
+  const paths = mentioned.filter((p) => !frames.some((f) => p.line !== undefined && p.line === f.line && pathMatches(p.path, f.file)));
+  const errors = extractErrors(rest);
+  const fragments = [...rest.matchAll(FRAGMENT_RE)].map((m) => (m[1] ?? '').trim()).filter((f) => f.length > 0);
+  const identifiers = extractIdentifiers(rest, fragments);
+
+  const terms = new TermCollector();
+  const words = new Set<string>();
+  for (const m of rest.matchAll(WORD_RE)) {
+    const word = normalizeToken(m[0]);
+    if (word === null || TRACE_NOISE.has(word)) continue;
+    words.add(word);
+    terms.add(word, 'word');
+  }
+  for (const path of paths) {
+    const base = path.path.split('/').pop() ?? '';
+    terms.addIdentifier(base.replace(/\.[^.]+$/, ''), 'path', 'path');
+  }
+  for (const fragment of fragments) {
+    for (const m of fragment.matchAll(WORD_RE)) terms.addIdentifier(m[0], 'fragment', 'fragment');
+  }
+  for (const error of errors) {
+    terms.addIdentifier(error.type, 'error_type', 'identifier_part');
+    // Quoted values (`'id'`) point at code; the rest of the message is prose.
+    for (const q of (error.message ?? '').matchAll(QUOTED_RE)) {
+      for (const m of (q[1] ?? q[2] ?? '').matchAll(WORD_RE)) terms.addIdentifier(m[0], 'error_message', 'error_message');
+    }
+  }
+  for (const name of identifiers) terms.addIdentifier(name, 'identifier', 'identifier_part');
+  for (const frame of frames) {
+    if (frame.function !== undefined) terms.addIdentifier(frame.function, 'frame_function', 'identifier_part');
+  }
+  return { paths, frames, errors, identifiers, fragments, words: [...words], terms: terms.sorted() };
+}

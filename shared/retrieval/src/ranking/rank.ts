@@ -1,0 +1,175 @@
+/**
+ * Signal combination: scores candidate files for an analyzed prompt and says why, one rationale
+ * entry per signal that fired. Weights live in `weights.ts`.
+ */
+import { Bm25Index } from './bm25';
+import type { TracebackFrame } from './frames';
+import { pathMatches } from './paths';
+import type { PromptAnalysis } from './prompt';
+import { identifierTokens } from './tokens';
+import {
+  GRAPH_MIN_SOURCE_SCORE,
+  SIGNAL_WEIGHTS,
+  SYMBOL_EXTRA_WEIGHT,
+  SYMBOL_MAX_MATCHES,
+  type Signal,
+  type SignalWeights,
+} from './weights';
+
+/** A file that may be ranked: plain data the index can produce. */
+export interface RankCandidate {
+  /** Repository-relative path with `/` separators; also the candidate's id. */
+  path: string;
+  /** Text used for the lexical signal (content or a summary); absent = no lexical signal. */
+  text?: string;
+  /** Names of symbols the file defines (functions, classes, methods…). */
+  definitions?: readonly string[];
+  /** Paths of files it imports or that import it; either direction is enough. */
+  neighbours?: readonly string[];
+  /** 0..1, 1 = changed just now; 0 or absent = no recency signal. */
+  recency?: number;
+}
+
+/** One reason a file ranks where it does; its weight is its share of the score. */
+export interface RationaleEntry {
+  signal: Signal;
+  /** Human-readable, names what matched (never file content). */
+  detail: string;
+  weight: number;
+}
+
+/** A scored file. */
+export interface RankedFile {
+  path: string;
+  /** Sum of the rationale weights. */
+  score: number;
+  rationale: RationaleEntry[];
+}
+
+/** Options of `rankFiles`. */
+export interface RankOptions {
+  /** Keep only the best files; default: all files with a score above 0. */
+  limit?: number;
+  /** Overrides of SIGNAL_WEIGHTS (e.g. for a benchmark sweep). */
+  weights?: Partial<SignalWeights>;
+  /**
+   * A prebuilt code-mode index keyed by path, used for the lexical signal instead of indexing the
+   * candidates' `text` on every call (default). Hits outside the candidates are ignored.
+   */
+  index?: Bm25Index;
+}
+
+const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+
+function pathSignal(analysis: PromptAnalysis, path: string, w: SignalWeights): RationaleEntry | null {
+  const named = analysis.paths.find((p) => pathMatches(p.path, path));
+  if (named === undefined) return null;
+  const shown = named.line === undefined ? named.path : `${named.path}:${named.line}`;
+  return { signal: 'path_named', detail: `prompt names ${shown}`, weight: w.path_named };
+}
+
+function frameSignal(analysis: PromptAnalysis, path: string, w: SignalWeights): RationaleEntry | null {
+  let frame: TracebackFrame | undefined;
+  for (const candidate of analysis.frames) {
+    if (pathMatches(candidate.file, path) && (frame === undefined || candidate.relevance > frame.relevance)) frame = candidate;
+  }
+  if (frame === undefined) return null;
+  const where = `${frame.file}${frame.line === undefined ? '' : `:${frame.line}`}${frame.function === undefined ? '' : ` in ${frame.function}`}`;
+  return { signal: 'traceback_frame', detail: `${frame.language} frame ${where}`, weight: w.traceback_frame * frame.relevance };
+}
+
+/** Prompt identifiers and frame functions, normalized like a whole identifier token. */
+function promptNames(analysis: PromptAnalysis): Map<string, string> {
+  const names = new Map<string, string>();
+  const add = (name: string): void => {
+    const { whole } = identifierTokens(name);
+    if (whole !== null && !names.has(whole)) names.set(whole, name);
+  };
+  analysis.identifiers.forEach(add);
+  for (const frame of analysis.frames) if (frame.function !== undefined) add(frame.function);
+  return names;
+}
+
+function symbolSignal(names: Map<string, string>, candidate: RankCandidate, w: SignalWeights): RationaleEntry | null {
+  const defined = new Set<string>();
+  for (const definition of candidate.definitions ?? []) {
+    const { whole } = identifierTokens(definition);
+    const shown = whole === null ? undefined : names.get(whole);
+    if (shown !== undefined) defined.add(shown);
+  }
+  if (defined.size === 0) return null;
+  const matches = [...defined].sort().slice(0, SYMBOL_MAX_MATCHES);
+  const weight = w.symbol_defined + SYMBOL_EXTRA_WEIGHT * (matches.length - 1);
+  return { signal: 'symbol_defined', detail: `defines ${matches.join(', ')}`, weight };
+}
+
+function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, prebuilt?: Bm25Index): Map<string, RationaleEntry> {
+  let index = prebuilt;
+  if (index === undefined) {
+    index = new Bm25Index();
+    for (const c of candidates) if (c.text !== undefined) index.add(c.path, c.text);
+  }
+  const wanted = new Set(candidates.map((c) => c.path));
+  const hits = index.search(analysis.terms, index.size).filter((hit) => wanted.has(hit.docId));
+  const top = hits[0]?.score ?? 0;
+  const out = new Map<string, RationaleEntry>();
+  for (const hit of hits) {
+    const share = hit.score / top;
+    const terms = hit.matched.slice(0, 6).join(', ');
+    out.set(hit.docId, { signal: 'lexical', detail: `bm25 ${share.toFixed(2)} of best (${terms})`, weight: w.lexical * share });
+  }
+  return out;
+}
+
+/** Undirected adjacency among candidates, from both sides' `neighbours`. */
+function adjacency(candidates: readonly RankCandidate[]): Map<string, Set<string>> {
+  const known = new Set(candidates.map((c) => c.path));
+  const graph = new Map<string, Set<string>>();
+  const link = (a: string, b: string): void => {
+    if (a === b || !known.has(a) || !known.has(b)) return;
+    if (!graph.has(a)) graph.set(a, new Set());
+    graph.get(a)?.add(b);
+  };
+  for (const c of candidates) for (const n of c.neighbours ?? []) { link(c.path, n); link(n, c.path); }
+  return graph;
+}
+
+const sum = (entries: readonly RationaleEntry[]): number => entries.reduce((total, e) => total + e.weight, 0);
+
+/**
+ * Scores candidates for an analyzed prompt. Direct signals (named path, traceback frame, defined
+ * symbol, BM25, recency) add up; then, one hop, each file whose direct score reaches
+ * GRAPH_MIN_SOURCE_SCORE passes a fraction of it to its neighbours (a file takes the largest such
+ * share, not the sum, so hubs are not inflated). Sorted by score, ties by path; zero scores dropped.
+ */
+export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions = {}): RankedFile[] {
+  const w: SignalWeights = { ...SIGNAL_WEIGHTS, ...options.weights };
+  const names = promptNames(analysis);
+  const lexical = lexicalSignals(analysis, candidates, w, options.index);
+  const direct = new Map<string, RationaleEntry[]>();
+  for (const c of candidates) {
+    const entries = [pathSignal(analysis, c.path, w), frameSignal(analysis, c.path, w), symbolSignal(names, c, w), lexical.get(c.path) ?? null];
+    const recency = Math.min(1, Math.max(0, c.recency ?? 0));
+    if (recency > 0) entries.push({ signal: 'recently_changed', detail: `recency ${recency.toFixed(2)}`, weight: w.recently_changed * recency });
+    direct.set(c.path, entries.filter((e): e is RationaleEntry => e !== null && e.weight > 0));
+  }
+
+  const graph = adjacency(candidates);
+  const ranked: RankedFile[] = [];
+  for (const [path, entries] of direct) {
+    let lift: { from: string; weight: number } | null = null;
+    for (const neighbour of graph.get(path) ?? []) {
+      const source = sum(direct.get(neighbour) ?? []);
+      const weight = w.graph_neighbour * source;
+      if (source >= GRAPH_MIN_SOURCE_SCORE && weight > 0 && (lift === null || weight > lift.weight || (weight === lift.weight && neighbour < lift.from))) {
+        lift = { from: neighbour, weight };
+      }
+    }
+    const rationale = lift === null ? entries : [...entries, { signal: 'graph_neighbour' as const, detail: `neighbour of ${lift.from}`, weight: lift.weight }];
+    const rounded = rationale.map((e) => ({ ...e, weight: round(e.weight) }));
+    const score = round(sum(rounded));
+    if (score > 0) ranked.push({ path, score, rationale: rounded });
+  }
+  ranked.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return options.limit === undefined ? ranked : ranked.slice(0, options.limit);
+}

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Language, Parser, Query } from 'web-tree-sitter';
+import type { SymbolLanguage } from './types';
+import { LANGUAGE_SPECS } from './languages';
+
+/** A loaded grammar: one parser and one compiled query per language, kept for the life of the process. */
+export interface LoadedGrammar {
+  parser: Parser;
+  query: Query;
+}
+
+let runtime: Promise<void> | undefined;
+// Promises, not values, so concurrent first calls share one load; a failed load stays failed
+// (the caller falls back to regex) instead of retrying on every file.
+const grammars = new Map<SymbolLanguage, Promise<LoadedGrammar>>();
+
+/** Folder holding the `.wasm` grammars of `tree-sitter-wasms`. */
+export function grammarDirectory(): string {
+  return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
+}
+
+function initRuntime(): Promise<void> {
+  if (!runtime) {
+    // locateFile pins the runtime's own wasm next to the CommonJS entry, so loading works the same
+    // under jest (no import.meta) and in plain node from dist.
+    const runtimeWasm = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.wasm');
+    runtime = Parser.init({ locateFile: () => runtimeWasm });
+  }
+  return runtime;
+}
+
+async function load(language: SymbolLanguage): Promise<LoadedGrammar> {
+  const spec = LANGUAGE_SPECS[language];
+  await initRuntime();
+  // Read the bytes ourselves: given a path, web-tree-sitter uses a dynamic `import('fs/promises')`,
+  // which jest refuses without --experimental-vm-modules. The copy makes a Uint8Array of this realm.
+  const bytes = new Uint8Array(await readFile(path.join(grammarDirectory(), spec.grammar)));
+  const grammar = await Language.load(bytes);
+  const parser = new Parser();
+  parser.setLanguage(grammar);
+  return { parser, query: new Query(grammar, spec.query) };
+}
+
+/** The parser and query for a language, loaded on first use and cached in-process. Rejects when the grammar cannot load. */
+export function loadGrammar(language: SymbolLanguage): Promise<LoadedGrammar> {
+  let loaded = grammars.get(language);
+  if (!loaded) {
+    loaded = load(language);
+    grammars.set(language, loaded);
+  }
+  return loaded;
+}

@@ -1,0 +1,13 @@
+export { extractSymbols, MAX_TREE_SITTER_BYTES } from './extract';
+export { splitIdentifier } from './identifiers';
+export { isSymbolLanguage } from './languages';
+export { resolveImport } from './resolve';
+export type {
+  FileSymbols,
+  SymbolDefinition,
+  SymbolImport,
+  SymbolKind,
+  SymbolLanguage,
+  SymbolParser,
+  SymbolReference,
+} from './types';

@@ -1,0 +1,162 @@
+import {
+  analyzePrompt,
+  Bm25Index,
+  bestSnippet,
+  estimateTokens,
+  fitToBudget,
+  rankFiles,
+  SIGNAL_WEIGHTS,
+  type RankCandidate,
+  type RankedFile,
+} from '../src/ranking';
+
+const signals = (file: RankedFile | undefined): string[] => (file?.rationale ?? []).map((r) => r.signal);
+const paths = (ranked: RankedFile[]): string[] => ranked.map((r) => r.path);
+
+describe('rankFiles', () => {
+  test('a traceback frame beats lexical noise', () => {
+    const analysis = analyzePrompt([
+      'Checkout fails for discount coupons (discount coupon discount):',
+      'Traceback (most recent call last):',
+      '  File "/srv/shop/shop/api.py", line 8, in post_order',
+      '  File "/srv/shop/shop/pricing.py", line 31, in price_line',
+      'ZeroDivisionError: division by zero',
+    ].join('\n'));
+    const candidates: RankCandidate[] = [
+      { path: 'shop/pricing.py', text: 'def price_line(line):\n    return line.total / line.quantity' },
+      { path: 'shop/api.py', text: 'def post_order(request):\n    return price_line(request.line)' },
+      { path: 'docs/coupons.md', text: 'Checkout discount coupons: a discount coupon applies a discount at checkout.' },
+    ];
+    const ranked = rankFiles(analysis, candidates);
+    expect(paths(ranked)).toEqual(['shop/pricing.py', 'shop/api.py', 'docs/coupons.md']);
+    expect(signals(ranked[0])).toContain('traceback_frame');
+    expect(signals(ranked[2])).toEqual(['lexical']);
+  });
+
+  test('a named path wins over lexical matches elsewhere', () => {
+    const analysis = analyzePrompt('The invoice total is rounded wrong, see src/billing/round.ts:12');
+    const ranked = rankFiles(analysis, [
+      { path: 'src/billing/invoice.ts', text: 'invoice total invoice total rounded wrong total' },
+      { path: 'src/billing/round.ts', text: 'export const roundCents = (n: number) => Math.round(n * 100) / 100;' },
+      { path: 'test/round.ts', text: 'nothing relevant' },
+    ]);
+    expect(ranked[0]?.path).toBe('src/billing/round.ts');
+    expect(ranked[0]?.rationale[0]).toEqual({ signal: 'path_named', detail: 'prompt names src/billing/round.ts:12', weight: SIGNAL_WEIGHTS.path_named });
+    expect(paths(ranked)).not.toContain('test/round.ts');
+  });
+
+  test('the file defining a symbol beats one that only mentions it', () => {
+    const analysis = analyzePrompt('parseConfig returns undefined for empty files');
+    const ranked = rankFiles(analysis, [
+      { path: 'src/cli.ts', text: 'parseConfig(a); parseConfig(b); parseConfig(c); // parseConfig everywhere', definitions: ['main'] },
+      { path: 'src/config.ts', text: 'export function parseConfig(text: string) { return load(text); }', definitions: ['parseConfig', 'load'] },
+    ]);
+    expect(paths(ranked)).toEqual(['src/config.ts', 'src/cli.ts']);
+    expect(ranked[0]?.rationale).toContainEqual({ signal: 'symbol_defined', detail: 'defines parseConfig', weight: SIGNAL_WEIGHTS.symbol_defined });
+    expect(signals(ranked[1])).not.toContain('symbol_defined');
+  });
+
+  test('graph propagation lifts a neighbour of a strong file', () => {
+    const analysis = analyzePrompt('crash in src/session.ts');
+    const candidates: RankCandidate[] = [
+      { path: 'src/session.ts', text: 'import { sign } from "./token"', neighbours: ['src/token.ts'] },
+      { path: 'src/token.ts', text: 'export function sign() {}' },
+      { path: 'src/unrelated.ts', text: 'export function other() {}' },
+    ];
+    const ranked = rankFiles(analysis, candidates);
+    const token = ranked.find((r) => r.path === 'src/token.ts');
+    expect(token?.rationale).toEqual([{ signal: 'graph_neighbour', detail: 'neighbour of src/session.ts', weight: expect.any(Number) }]);
+    expect(token?.score).toBeCloseTo(SIGNAL_WEIGHTS.graph_neighbour * (ranked[0]?.score ?? 0), 5);
+    expect(paths(ranked)).toEqual(['src/session.ts', 'src/token.ts']);
+  });
+
+  test('the rationale lists every signal that fired and sums to the score', () => {
+    const analysis = analyzePrompt([
+      'getUserName breaks in src/user.ts',
+      '    at getUserName (src/user.ts:4:10)',
+    ].join('\n'));
+    const ranked = rankFiles(analysis, [
+      { path: 'src/user.ts', text: 'export function getUserName(user) { return user.name }', definitions: ['getUserName'], recency: 0.5, neighbours: ['src/app.ts'] },
+      { path: 'src/app.ts', text: 'import { getUserName } from "./user"' },
+    ]);
+    const top = ranked[0];
+    expect(top?.path).toBe('src/user.ts');
+    expect(signals(top)).toEqual(expect.arrayContaining(['path_named', 'traceback_frame', 'symbol_defined', 'lexical', 'recently_changed']));
+    expect(top?.score).toBeCloseTo((top?.rationale ?? []).reduce((s, r) => s + r.weight, 0), 5);
+    expect(signals(ranked[1]).sort()).toEqual(['graph_neighbour', 'lexical']);
+  });
+
+  test('ties break by path, limit and weights apply', () => {
+    const analysis = analyzePrompt('timeout');
+    const same = 'retry on timeout';
+    const ranked = rankFiles(analysis, [{ path: 'b.ts', text: same }, { path: 'a.ts', text: same }, { path: 'c.ts', text: same }], { limit: 2 });
+    expect(paths(ranked)).toEqual(['a.ts', 'b.ts']);
+    const heavier = rankFiles(analysis, [{ path: 'a.ts', text: same }], { weights: { lexical: 2 } });
+    expect(heavier[0]?.score).toBe(2);
+  });
+});
+
+test('rankFiles can use a prebuilt index and ignores hits outside the candidates', () => {
+  const index = new Bm25Index();
+  index.add('src/cache.ts', 'export function evictStale(cache) { cache.evict() }');
+  index.add('src/other.ts', 'evictStale evictStale');
+  const ranked = rankFiles(analyzePrompt('evictStale never runs'), [{ path: 'src/cache.ts' }], { index });
+  expect(paths(ranked)).toEqual(['src/cache.ts']);
+  expect(ranked[0]?.rationale[0]).toMatchObject({ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical });
+});
+
+describe('token budgets', () => {
+  test('estimateTokens is characters / 4, rounded up', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+  });
+
+  test('fitToBudget keeps rank order, clips the first overflow on a line and drops the rest', () => {
+    const line = `${'x'.repeat(39)}\n`; // 40 chars = 10 tokens
+    const items = [
+      { path: 'a.ts', text: line.repeat(5) }, // 50 tokens
+      { path: 'b.ts', text: line.repeat(10) }, // 100 tokens
+      { path: 'c.ts', text: 'tiny' },
+    ];
+    const fit = fitToBudget(items, 120);
+    expect(fit.items.map((i) => [i.path, i.clipped])).toEqual([['a.ts', false], ['b.ts', true]]);
+    expect(fit.usedTokens).toBeLessThanOrEqual(120);
+    expect(fit.usedTokens).toBe(fit.items.reduce((s, i) => s + estimateTokens(i.text), 0));
+    expect(fit.items[1]?.text.split('\n').every((l) => l.length === 39)).toBe(true);
+    expect(fit.dropped).toBe(1);
+  });
+
+  test('fitToBudget drops instead of clipping when too little room is left', () => {
+    const fit = fitToBudget([{ text: 'y'.repeat(396) }, { text: 'z'.repeat(400) }], 100);
+    expect(fit.items).toHaveLength(1);
+    expect(fit.usedTokens).toBe(99);
+    expect(fitToBudget([{ text: 'abc' }], 0)).toEqual({ items: [], usedTokens: 0, dropped: 1 });
+  });
+});
+
+describe('bestSnippet', () => {
+  const file = [
+    ...Array.from({ length: 30 }, (_, i) => `const filler${i} = ${i};`),
+    'export function applyDiscount(order, coupon) {',
+    '  const rate = coupon.rate;',
+    '  return order.total * (1 - rate);',
+    '}',
+    ...Array.from({ length: 30 }, (_, i) => `const tail${i} = ${i};`),
+  ].join('\n');
+
+  test('picks the window around the matching lines', () => {
+    const terms = analyzePrompt('applyDiscount ignores the coupon rate').terms;
+    const snippet = bestSnippet(file, terms, 8);
+    expect(snippet.endLine - snippet.startLine + 1).toBe(8);
+    expect(snippet.startLine).toBeLessThanOrEqual(31);
+    expect(snippet.endLine).toBeGreaterThanOrEqual(33);
+    expect(snippet.text).toContain('export function applyDiscount(order, coupon) {');
+    expect(snippet.text.split('\n')).toHaveLength(8);
+  });
+
+  test('returns the start of the file when nothing matches, and short files whole', () => {
+    expect(bestSnippet(file, [{ term: 'absent', weight: 1 }], 5)).toMatchObject({ startLine: 1, endLine: 5 });
+    expect(bestSnippet('one\ntwo', [{ term: 'two', weight: 1 }])).toEqual({ startLine: 1, endLine: 2, text: 'one\ntwo' });
+  });
+});

@@ -1,0 +1,109 @@
+import { defaultConfig } from '@sous/config';
+import {
+  createScopePolicy,
+  decodeText,
+  detectLanguage,
+  normalizeRelativePath,
+  scopePolicyFromConfig,
+  BINARY_SNIFF_BYTES,
+} from '../src/scope';
+
+describe('scope policy', () => {
+  const policy = scopePolicyFromConfig(defaultConfig());
+
+  it('allows only allowed_paths globs, dot files included', () => {
+    expect(policy.inScope('src/index.ts')).toBe(true);
+    expect(policy.inScope('src/.eslintrc.js')).toBe(true);
+    expect(policy.inScope('docs/guide/intro.md')).toBe(true);
+    expect(policy.decide('lib/a.ts')).toEqual({ inScope: false, reason: 'not_allowed' });
+    expect(policy.inScope('README.md')).toBe(false);
+  });
+
+  it('excludes slash-less patterns by name at any depth, files and folders', () => {
+    expect(policy.decide('src/config/prod.env')).toEqual({ inScope: false, reason: 'excluded', pattern: '*.env' });
+    expect(policy.decide('src/a/credentials.json')).toEqual({ inScope: false, reason: 'excluded', pattern: 'credentials*' });
+    expect(policy.decide('src/secrets.json')).toEqual({ inScope: false, reason: 'excluded', pattern: 'secrets*' });
+    expect(policy.decide('src/secrets/db.txt')).toEqual({ inScope: false, reason: 'excluded', pattern: 'secrets*' });
+    expect(policy.inScope('src/.env')).toBe(false);
+    expect(policy.inScope('src/tls/server.pem')).toBe(false);
+    expect(policy.inScope('src/env.ts')).toBe(true);
+  });
+
+  it('anchors patterns with a slash and treats a trailing slash as folders only', () => {
+    const p = createScopePolicy({ allowedPaths: ['**'], excludedPatterns: ['config/*.json', '/local.txt', 'build/'] });
+    expect(p.inScope('config/app.json')).toBe(false);
+    expect(p.inScope('x/config/app.json')).toBe(true);
+    expect(p.inScope('local.txt')).toBe(false);
+    expect(p.inScope('sub/local.txt')).toBe(true);
+    expect(p.inScope('build/out.js')).toBe(false);
+    expect(p.inScope('pkg/build/out.js')).toBe(false);
+    expect(p.inScope('tools/build')).toBe(true);
+  });
+
+  it('never admits git internals or paths leaving the root', () => {
+    const p = createScopePolicy({ allowedPaths: ['**'], excludedPatterns: [] });
+    expect(p.decide('.git/config')).toEqual({ inScope: false, reason: 'git_internal' });
+    expect(p.decide('../outside.ts')).toEqual({ inScope: false, reason: 'invalid_path' });
+    expect(p.decide('/etc/passwd')).toEqual({ inScope: false, reason: 'invalid_path' });
+    expect(p.inScope('./src//a.ts')).toBe(true);
+    expect(normalizeRelativePath('./src//a.ts')).toBe('src/a.ts');
+    expect(normalizeRelativePath('src/../../x')).toBeNull();
+  });
+
+  it('with no allowed paths nothing is in scope', () => {
+    expect(createScopePolicy({ allowedPaths: [], excludedPatterns: [] }).inScope('src/a.ts')).toBe(false);
+  });
+});
+
+describe('detectLanguage', () => {
+  it.each([
+    ['src/a.ts', 'typescript'],
+    ['src/a.d.ts', 'typescript'],
+    ['src/App.tsx', 'tsx'],
+    ['lib/x.mjs', 'javascript'],
+    ['m.py', 'python'],
+    ['main.go', 'go'],
+    ['lib.rs', 'rust'],
+    ['A.java', 'java'],
+    ['x.h', 'c'],
+    ['x.cpp', 'cpp'],
+    ['P.cs', 'csharp'],
+    ['Rakefile', 'ruby'],
+    ['i.php', 'php'],
+    ['b.gradle.kts', 'kotlin'],
+    ['V.swift', 'swift'],
+    ['M.scala', 'scala'],
+    ['run.sh', 'shell'],
+    ['README.MD', 'markdown'],
+    ['package.json', 'json'],
+    ['ci.yml', 'yaml'],
+    ['Cargo.toml', 'toml'],
+    ['LICENSE', 'text'],
+  ])('%s is %s', (file, language) => {
+    expect(detectLanguage(file)).toBe(language);
+  });
+
+  it('falls back to the shebang interpreter', () => {
+    expect(detectLanguage('bin/tool', '#!/usr/bin/env python3')).toBe('python');
+    expect(detectLanguage('bin/tool', '#!/usr/bin/env -S node --no-warnings')).toBe('javascript');
+    expect(detectLanguage('bin/tool', '#!/bin/bash -e')).toBe('shell');
+    expect(detectLanguage('bin/tool', '#!/usr/bin/python3.12')).toBe('python');
+    expect(detectLanguage('bin/tool', '#!/opt/unknown')).toBe('text');
+    expect(detectLanguage('bin/tool.rb', '#!/bin/sh')).toBe('ruby');
+  });
+});
+
+describe('decodeText', () => {
+  it('keeps UTF-8 and mostly-valid text, drops a BOM', () => {
+    expect(decodeText(Buffer.from('\uFEFFhéllo'))).toEqual({ binary: false, text: 'héllo' });
+    const latin1 = Buffer.concat([Buffer.from('a'.repeat(200)), Buffer.from([0xe9]), Buffer.from('b'.repeat(200))]);
+    expect(decodeText(latin1).binary).toBe(false);
+  });
+
+  it('calls a NUL byte in the first 8 KiB or mostly invalid UTF-8 binary', () => {
+    expect(decodeText(Buffer.from([0x61, 0x00, 0x62])).binary).toBe(true);
+    expect(decodeText(Buffer.from(Array.from({ length: 400 }, (_, i) => 0x80 + (i % 64)))).binary).toBe(true);
+    const lateNul = Buffer.concat([Buffer.from('a'.repeat(BINARY_SNIFF_BYTES)), Buffer.from([0])]);
+    expect(decodeText(lateNul).binary).toBe(false);
+  });
+});

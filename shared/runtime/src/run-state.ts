@@ -1,0 +1,74 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SousPaths } from '@sous/config';
+
+/** Written by the daemon once it listens; removed on clean shutdown. */
+export interface DaemonRunState {
+  pid: number;
+  host: string;
+  port: number;
+  started_at: string;
+  version: string;
+  workspace: string;
+}
+
+/** Written by the supervisor that `sous up` starts; removed when it stops. */
+export interface SupervisorRunState {
+  pid: number;
+  daemon_pid: number | null;
+  host: string;
+  port: number;
+  started_at: string;
+  restarts: number;
+  /** `running`, `restarting` (waiting out a backoff), or `gave_up` after repeated fast crashes. */
+  state: 'running' | 'restarting' | 'gave_up';
+  last_exit?: { code: number | null; signal: string | null; at: string };
+  last_error?: string;
+}
+
+export type RunFile = 'daemon' | 'supervisor';
+
+export function runFilePath(paths: SousPaths, which: RunFile): string {
+  return path.join(paths.run, `${which}.json`);
+}
+
+/** Writes a run-state file atomically (temp + rename), so readers never see half a file. */
+export function writeRunState(paths: SousPaths, which: RunFile, state: DaemonRunState | SupervisorRunState): void {
+  fs.mkdirSync(paths.run, { recursive: true });
+  const file = runFilePath(paths, which);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
+
+export function readRunState(paths: SousPaths, which: 'daemon'): DaemonRunState | undefined;
+export function readRunState(paths: SousPaths, which: 'supervisor'): SupervisorRunState | undefined;
+export function readRunState(paths: SousPaths, which: RunFile): DaemonRunState | SupervisorRunState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(runFilePath(paths, which), 'utf8')) as DaemonRunState | SupervisorRunState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes a run-state file if it still belongs to `pid` (a restarted process may own it by now). */
+export function removeRunState(paths: SousPaths, which: RunFile, pid: number): void {
+  const file = runFilePath(paths, which);
+  try {
+    const current = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: number };
+    if (current.pid === pid) fs.rmSync(file, { force: true });
+  } catch {
+    // already gone
+  }
+}
+
+/** True when a process with this pid exists (signal 0 checks without touching it). */
+export function pidAlive(pid: number | null | undefined): boolean {
+  if (!pid || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,42 @@
+export { openStore } from './store';
+export type { OpenStoreOptions, Store, StoreHealth } from './store';
+export type { StoreDb, StoreSchema } from './db';
+export { storeSchema } from './db';
+export { StoreError, redactUrl } from './errors';
+export type { StoreErrorCode } from './errors';
+export { newId } from './ids';
+export { LOCK_FILE_NAME } from './lock';
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MIGRATIONS_FOLDER } from './defaults';
+
+export { workspaces } from './schema/workspaces';
+export type { WorkspaceRow } from './schema/workspaces';
+export { workProducts, evidence, WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES } from './schema/work-products';
+export type { WorkProductRow, EvidenceRow, WorkProductKind, WorkProductState } from './schema/work-products';
+export { feedback, FEEDBACK_VALUES } from './schema/feedback';
+export type { FeedbackRow, FeedbackValue } from './schema/feedback';
+export { goals, GOAL_STATUSES } from './schema/goals';
+export type { GoalRow, GoalStatus } from './schema/goals';
+export { predictions, PREDICTION_SOURCES, PREDICTION_STATES, STALE_REASONS } from './schema/predictions';
+export type { PredictionRow, PredictionSource, PredictionState, StaleReason } from './schema/predictions';
+export { resolutions } from './schema/resolutions';
+export type { ResolutionRow, EvidenceRef } from './schema/resolutions';
+export { signalEvents, SIGNAL_KINDS } from './schema/signals';
+export type { SignalEventRow, SignalKind } from './schema/signals';
+export { jobs, JOB_RECORD_STATES } from './schema/jobs';
+export type { JobRow, JobRecordState } from './schema/jobs';
+
+export type { WorkspaceRepository, WorkspaceInput } from './repositories/workspaces';
+export type {
+  WorkProductRepository,
+  WorkProductInput,
+  WorkProductWithEvidence,
+  WorkProductListOptions,
+  EvidenceInput,
+} from './repositories/work-products';
+export type { FeedbackRepository, FeedbackInput } from './repositories/feedback';
+export type { GoalRepository, GoalInput } from './repositories/goals';
+export type { PredictionRepository, PredictionInput } from './repositories/predictions';
+export { sha256Hex } from './repositories/resolutions';
+export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';
+export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
+export type { JobRepository, JobStateRecord } from './repositories/jobs';

@@ -1,0 +1,88 @@
+import * as fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
+import { storeSchema, type Backend, type StoreDb } from './db';
+import { DEFAULT_MIGRATIONS_SCHEMA } from './defaults';
+import { StoreError, driverError, firstLine } from './errors';
+import { acquireDataDirLock, type DataDirLock } from './lock';
+
+/** Settings of an embedded store (resolved by openStore). */
+export interface PgliteSettings {
+  /** Absolute path of the data directory. */
+  dataDir: string;
+  schema: string | undefined;
+  migrationsFolder: string;
+}
+
+/**
+ * Opens embedded PGlite in `dataDir` (created on first use, which takes seconds) under the
+ * directory's exclusive lock, and applies the migrations.
+ */
+export async function openPglite(settings: PgliteSettings): Promise<Backend> {
+  const { dataDir } = settings;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw new StoreError('store_open_failed', `cannot create the data directory ${dataDir} (${firstLine(err)}): check the path and its permissions`);
+  }
+  const lock = acquireDataDirLock(dataDir);
+  let pg: PGlite | undefined;
+  try {
+    pg = await PGlite.create(dataDir).catch((err: unknown) => {
+      throw new StoreError(
+        'store_open_failed',
+        `cannot open the embedded database in ${dataDir} (${firstLine(driverError(err))}): if it is damaged, move the directory aside to start fresh`,
+      );
+    });
+    await migrateEmbedded(pg, settings);
+  } catch (err) {
+    await closeQuietly(pg, lock);
+    throw err;
+  }
+  const client = pg;
+  const db: StoreDb = drizzle(client, { schema: storeSchema });
+  return {
+    kind: 'pglite',
+    db,
+    describe: `pglite ${dataDir}${settings.schema ? ` schema ${settings.schema}` : ''}`,
+    async ping() {
+      await client.query('SELECT 1');
+    },
+    lastError: () => undefined,
+    async shutdown() {
+      try {
+        await client.close(); // flushes the data directory; must finish before the lock goes
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+async function migrateEmbedded(pg: PGlite, settings: PgliteSettings): Promise<void> {
+  try {
+    if (settings.schema) {
+      await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${settings.schema}"; SET search_path TO "${settings.schema}", public;`);
+    }
+    await migrate(drizzle(pg), {
+      migrationsFolder: settings.migrationsFolder,
+      migrationsSchema: settings.schema ?? DEFAULT_MIGRATIONS_SCHEMA,
+    });
+  } catch (err) {
+    throw new StoreError(
+      'store_migration_failed',
+      `applying migrations to the embedded database in ${settings.dataDir} failed: ${firstLine(driverError(err))}; nothing was applied, fix the cause and restart`,
+    );
+  }
+}
+
+async function closeQuietly(pg: PGlite | undefined, lock: DataDirLock): Promise<void> {
+  try {
+    if (pg && !pg.closed) await pg.close();
+  } catch {
+    // Already failing with a clearer error; the lock is released below either way.
+  } finally {
+    lock.release();
+  }
+}

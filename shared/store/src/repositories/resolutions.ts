@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { StoreDb } from '../db';
+import { resolutions, type EvidenceRef, type ResolutionRow } from '../schema/resolutions';
+import { attempt } from './attempt';
+
+/** sha256 hex of a text: how prompts and drafts are referred to (spec 6.8: never the text itself). */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Input of `ResolutionRepository.insert`. */
+export interface ResolutionInput {
+  /** Default: a new sortable id (the wire's `resolution_id`). */
+  id?: string;
+  workspaceId: string;
+  /** sha256 hex of the prompt (see sha256Hex); the prompt itself is never stored. */
+  promptHash: string;
+  briefing?: string;
+  evidence?: EvidenceRef[];
+  draft?: string;
+  alternativesConsidered?: unknown[];
+  predictedResponse?: string;
+  /** Default 0. */
+  briefingTokenUsed?: number;
+  /** Default 0. */
+  briefingTokenBudget?: number;
+  composerEventId?: string;
+  details?: Record<string, unknown>;
+}
+
+/** What `sous.resolve` produced (spec 2.5). */
+export interface ResolutionRepository {
+  insert(input: ResolutionInput): Promise<ResolutionRow>;
+  get(id: string): Promise<ResolutionRow | undefined>;
+  /** Sets `composer_event_id` on adoption; undefined when no such resolution. */
+  setComposerEvent(id: string, composerEventId: string): Promise<ResolutionRow | undefined>;
+}
+
+export function createResolutionRepository(db: StoreDb): ResolutionRepository {
+  return {
+    insert: (input) =>
+      attempt('saving the resolution', async () => {
+        const [row] = await db.insert(resolutions).values(input).returning();
+        return row!;
+      }),
+    get: (id) =>
+      attempt('reading the resolution', async () => {
+        const [row] = await db.select().from(resolutions).where(eq(resolutions.id, id));
+        return row;
+      }),
+    setComposerEvent: (id, composerEventId) =>
+      attempt('attaching the composer event', async () => {
+        const [row] = await db.update(resolutions).set({ composerEventId }).where(eq(resolutions.id, id)).returning();
+        return row;
+      }),
+  };
+}

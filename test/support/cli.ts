@@ -1,0 +1,70 @@
+import { spawn, execFileSync } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+
+export const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed --json output
+}
+
+/**
+ * The environment of a user on the embedded default: no DATABASE_URL/REDIS_URL, SOUS_* or
+ * NODE_OPTIONS settings leak in from the test runner (CI exports them for the server-topology suites).
+ */
+export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    // NODE_OPTIONS carries jest's --experimental-vm-modules, which would add warnings to stderr.
+    if (k === 'DATABASE_URL' || k === 'REDIS_URL' || k === 'NODE_OPTIONS' || k.startsWith('SOUS_')) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs the built `sous` CLI as a user would (no TTY on stdin). Asynchronous on purpose: servers the
+ * test runs in this process (a fake model backend) must keep answering while the CLI works.
+ */
+export function sous(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env ?? embeddedEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: code ?? -1, stdout, stderr, json });
+    });
+  });
+}
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `git status --porcelain` plus HEAD, to prove Sous changed nothing in the repository. */
+export function gitSnapshot(repo: string): { porcelain: string; head: string } {
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' });
+  return { porcelain: git('status', '--porcelain', '--ignored=no'), head: git('rev-parse', 'HEAD').trim() };
+}
