@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Context-only API process (spec 4.5, default port 8472) for the three-container topology. */
 import { DEFAULT_CONTEXT_PORT } from '@sous/protocol';
-import { contextRoutes, runSurfaceProcess, startSurface } from '@sous/http';
+import { runSurfaceProcess, startContextSurface } from '@sous/http';
 import { parseProcessOptions } from '@sous/runtime';
 
 let options;
@@ -12,4 +12,4 @@ try {
   process.exit(2);
 }
 const opts = options;
-runSurfaceProcess(() => startSurface('context', opts, contextRoutes), 'context');
+runSurfaceProcess(() => startContextSurface('context', opts), 'context');

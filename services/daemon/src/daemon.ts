@@ -14,6 +14,8 @@ import { registerMaintenanceJobs } from './maintenance-jobs';
 import { statusRoutes } from './routes/status';
 import { jobRoutes } from './routes/jobs';
 import { cockpitRoutes } from './routes/cockpit';
+import { indexRoutes } from './routes/context';
+import { startDaemonIndex, type DaemonIndex } from './repository-index';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -23,6 +25,8 @@ export interface DaemonContext {
   store: Store;
   queue: JobQueue;
   backend: BackendMonitor;
+  /** The live repository index (retrieval). */
+  index: DaemonIndex;
   workspaceId: string;
   startedAt: Date;
   /** The current (hot-reloaded) configuration. */
@@ -90,6 +94,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     });
 
     const backend = new BackendMonitor(() => config);
+    // Built in the background: /status reports `index.state` while it catches up.
+    const index = startDaemonIndex({ root: paths.root, store, workspaceId: workspace.id, config, polling: options.watchPolling, logger });
+    cleanup.unshift(() => index.stop());
     let port = options.port;
     let watcher: ConfigWatcher | undefined;
     const context: DaemonContext = {
@@ -99,6 +106,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       store,
       queue,
       backend,
+      index,
       workspaceId: workspace.id,
       startedAt: new Date(),
       config: () => config,
@@ -116,6 +124,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         cockpitRoutes(a);
         statusRoutes(a, context);
         jobRoutes(a, context);
+        indexRoutes(a, context);
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);
@@ -130,6 +139,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         configError = undefined;
         redact = compileRedactPatterns(next.privacy.redact_patterns);
         logger.info('config reloaded');
+        index.configChanged(next);
         void backend.check();
       },
       onError(err) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * Chat-completions proxy (spec 4.4, default port 8471) and, with `--context-only`, the context API
- * (spec 4.5, port 8472). A shell for now: health and the routes' contracts.
+ * (spec 4.5, port 8472). The chat proxy is a shell for now: health and the route's contract.
  */
 import { DEFAULT_CONTEXT_PORT, DEFAULT_PROXY_PORT } from '@sous/protocol';
-import { contextRoutes, proxyRoutes, runSurfaceProcess, startSurface } from '@sous/http';
+import { proxyRoutes, runSurfaceProcess, startContextSurface, startSurface } from '@sous/http';
 import { parseProcessOptions } from '@sous/runtime';
 
 const contextOnly = process.argv.includes('--context-only');
@@ -16,4 +16,4 @@ try {
   process.exit(2);
 }
 const opts = options;
-runSurfaceProcess(() => startSurface(contextOnly ? 'context' : 'proxy', opts, contextOnly ? contextRoutes : proxyRoutes), 'proxy');
+runSurfaceProcess(() => (contextOnly ? startContextSurface('context', opts) : startSurface('proxy', opts, proxyRoutes)), 'proxy');

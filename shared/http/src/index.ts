@@ -6,4 +6,7 @@ export { errorHandler, notFoundHandler, toApiError, validate } from './errors';
 export { listen, portFree, findFreePort, boundPort, closeServer, isLoopbackHost, PortInUseError } from './listen';
 export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface } from './surface';
-export { proxyRoutes, contextRoutes } from './pending-routes';
+export { proxyRoutes } from './pending-routes';
+export { contextRoutes } from './context-routes';
+export type { ContextSource, ContextSourceItem } from './context-routes';
+export { startContextSurface, replicaSource } from './context-surface';

@@ -21,7 +21,7 @@ export interface RuntimeProbe {
 }
 
 /** Default timeout of one runtime request, in ms. */
-export const DEFAULT_RUNTIME_TIMEOUT_MS = 300;
+export const DEFAULT_RUNTIME_TIMEOUT_MS = 1000;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -84,7 +84,7 @@ async function getOnce(url: string, timeoutMs: number): Promise<Answer> {
 
 /**
  * Runtimes answering on loopback. Each distinct URL is requested once, all in parallel, each with
- * `timeoutMs` (default 300 ms), so the whole detection takes about one timeout at most.
+ * `timeoutMs` (default 1000 ms; a closed port answers at once, the timeout only bounds a hung one), so the whole detection takes about one timeout at most.
  */
 export async function detectRuntimes(
   probes: readonly RuntimeProbe[] = DEFAULT_RUNTIME_PROBES,

@@ -87,7 +87,7 @@ describe('runtime detection', () => {
     const runtimes = [{ name: 'test_runtime', port: server.port, path: '/v1/models' }];
     let stopped = false;
     try {
-      const up = await probeHardware({ runtimes });
+      const up = await probeHardware({ runtimes, runtimeTimeoutMs: 5000 });
       expect(up.runtimes).toEqual([{ name: 'test_runtime', base_url: `http://127.0.0.1:${server.port}/v1`, models: ['tiny-coder', 'tiny-chat'] }]);
       await server.close();
       stopped = true;

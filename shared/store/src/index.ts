@@ -10,6 +10,8 @@ export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MIGRATIONS_FOLDER } from './default
 
 export { workspaces } from './schema/workspaces';
 export type { WorkspaceRow } from './schema/workspaces';
+export { indexBlobs, indexFiles, indexState, INDEX_STATES } from './schema/repository-index';
+export type { IndexBlobRow, IndexFileRow, IndexStateRow, IndexState } from './schema/repository-index';
 export { workProducts, evidence, WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES } from './schema/work-products';
 export type { WorkProductRow, EvidenceRow, WorkProductKind, WorkProductState } from './schema/work-products';
 export { feedback, FEEDBACK_VALUES } from './schema/feedback';
@@ -40,3 +42,4 @@ export { sha256Hex } from './repositories/resolutions';
 export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
+export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';

@@ -14,6 +14,7 @@ import { createFeedbackRepository, type FeedbackRepository } from './repositorie
 import { createGoalRepository, type GoalRepository } from './repositories/goals';
 import { createJobRepository, type JobRepository } from './repositories/jobs';
 import { createPredictionRepository, type PredictionRepository } from './repositories/predictions';
+import { createRepositoryIndexRepository, type RepositoryIndexRepository } from './repositories/repository-index';
 import { createResolutionRepository, type ResolutionRepository } from './repositories/resolutions';
 import { createSignalEventRepository, type SignalEventRepository } from './repositories/signals';
 import { createWorkProductRepository, type WorkProductRepository } from './repositories/work-products';
@@ -61,6 +62,8 @@ export interface Store {
   readonly resolutions: ResolutionRepository;
   readonly signals: SignalEventRepository;
   readonly jobs: JobRepository;
+  /** The repository index (retrieval): files, contents, state. */
+  readonly repositoryIndex: RepositoryIndexRepository;
   /** Runs a trivial query. Never throws. */
   health(): Promise<StoreHealth>;
   /** Closes every connection (PGlite: flushes the data directory, then frees its lock). Idempotent. */
@@ -108,6 +111,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     resolutions: createResolutionRepository(db),
     signals: createSignalEventRepository(db),
     jobs: createJobRepository(db),
+    repositoryIndex: createRepositoryIndexRepository(db),
     async health() {
       if (closing) return { ok: false, latencyMs: 0, detail: `${backend.describe}: store is closed` };
       const started = performance.now();

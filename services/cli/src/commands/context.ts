@@ -1,17 +1,27 @@
 import type { Command } from 'commander';
 import * as fs from 'node:fs';
-import { loadConfig } from '@sous/config';
-import { buildRepositoryIndex, IndexError, ScopeError, scopePolicyFromConfig } from '@sous/retrieval';
+import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
+import { compileRedactPatterns, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
+import { LiveIndex, ScopeError, scopePolicyFromConfig, type ContextResult } from '@sous/retrieval';
+import { DaemonRequestError } from '@sous/runtime';
+import { openStore, StoreError } from '@sous/store';
 import { CliError } from '../cli-error';
+import { clientFor } from '../daemon-control';
 import { printJson, printLine } from '../output';
+import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
 
-/** Largest prompt accepted (characters); a longer one is almost always a pasted file, not a request. */
-export const MAX_PROMPT_CHARS = 32_000;
-export const MAX_TOP_N = 50;
+/** How long `sous context` waits for a running daemon's first index. */
+const INDEX_WAIT_MS = 120_000;
 
 interface ContextOptions { path?: string; prompt?: string; promptFile?: string; topN: string; budget?: string; json?: boolean }
+
+/** The answer, in the shape of `POST /v1/context` (docs/http-api.md), whichever way it was computed. */
+interface ContextAnswer {
+  items: { rank: number; path: string; score: number; tokens: number; rationale: { signal: string; detail: string; weight: number }[]; snippet: { start_line: number; end_line: number; text: string } }[];
+  stats: Record<string, unknown>;
+}
 
 function readPrompt(opts: ContextOptions): string {
   if (opts.prompt !== undefined && opts.promptFile !== undefined) throw new CliError('give either --prompt or --prompt-file, not both', 2);
@@ -36,6 +46,59 @@ function parseInt(raw: string | undefined, name: string, min: number, max: numbe
   return n;
 }
 
+/**
+ * Without a daemon: open the workspace's store (PGlite under .sous/data, or DATABASE_URL), bring the
+ * stored index up to date (the first run reads everything; later runs read only files that moved),
+ * answer, and close. The store is the daemon's, so a later `sous up` starts from it too.
+ */
+async function answerOffline(paths: SousPaths, prompt: string, topN: number, budgetTokens: number | undefined, progress: boolean): Promise<ContextAnswer> {
+  await ensureConfigFile(paths);
+  const config = loadConfig(paths.config);
+  const policy = scopePolicyFromConfig(config);
+  let store;
+  try {
+    store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });
+  } catch (err) {
+    if (err instanceof StoreError) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    const workspace = await store.workspaces.upsertByRoot({ rootPath: paths.root });
+    const live = new LiveIndex({
+      root: paths.root,
+      policy,
+      store,
+      workspaceId: workspace.id,
+      watch: false,
+      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\rchecking ${done}/${total} files`) } : {}),
+    });
+    try {
+      await live.start();
+    } catch (err) {
+      if (err instanceof ScopeError) throw new CliError(err.message);
+      throw err;
+    } finally {
+      if (progress) process.stderr.write('\n');
+    }
+    const result: ContextResult = live.query(prompt, { topN, ...(budgetTokens !== undefined ? { budgetTokens } : {}) });
+    const patterns = compileRedactPatterns(config.privacy.redact_patterns);
+    await live.stop();
+    return {
+      items: result.items.map((item, i) => ({
+        rank: i + 1,
+        path: item.path,
+        score: item.score,
+        tokens: item.tokens,
+        rationale: item.rationale,
+        snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: redactText(item.snippet.text, patterns) },
+      })),
+      stats: { ...result.stats, answered_by: 'cli', index_state: live.status().state, reads: live.status().reads },
+    };
+  } finally {
+    await store.close();
+  }
+}
+
 export function registerContextCommand(program: Command): void {
   program
     .command('context')
@@ -50,27 +113,41 @@ export function registerContextCommand(program: Command): void {
       run(async (opts: ContextOptions) => {
         const prompt = readPrompt(opts);
         const topN = parseInt(opts.topN, '--top-n', 1, MAX_TOP_N) as number;
-        const budgetTokens = parseInt(opts.budget, '--budget', 1, 1_000_000);
+        const budgetTokens = parseInt(opts.budget, '--budget', 1, MAX_BUDGET_TOKENS);
         const paths = resolveWorkspace(opts.path);
-        const policy = scopePolicyFromConfig(loadConfig(paths.config));
-        const showProgress = !opts.json && process.stderr.isTTY === true;
-        let index;
-        try {
-          index = await buildRepositoryIndex(paths.root, policy, {
-            onProgress: showProgress ? (done, total) => process.stderr.write(`\rindexing ${done}/${total} files`) : undefined,
-          });
-        } catch (err) {
-          if (err instanceof ScopeError || err instanceof IndexError) throw new CliError(err.message);
-          throw err;
+        // Refuse before creating .sous/ anywhere: Sous indexes git repositories only.
+        if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous context inside one or pass --path <repository>`);
+
+        // A running daemon holds the store and a fresh index: ask it instead of opening either.
+        const client = clientFor(paths, 30_000);
+        let answer: ContextAnswer | undefined;
+        if (client !== undefined) {
+          const request = { prompt, top_n: topN, ...(budgetTokens !== undefined ? { budget_tokens: budgetTokens } : {}) };
+          const deadline = Date.now() + INDEX_WAIT_MS;
+          for (;;) {
+            try {
+              const body = await client.post<ContextAnswer>('/v1/context', request);
+              answer = { ...body, stats: { ...body.stats, answered_by: 'daemon' } };
+              break;
+            } catch (err) {
+              // A daemon still building its first index answers 503: wait for it rather than fail a script.
+              if (err instanceof DaemonRequestError && err.code === 'unavailable' && /not ready/.test(err.message) && Date.now() < deadline) {
+                await new Promise((r) => setTimeout(r, 500));
+                continue;
+              }
+              if (err instanceof DaemonRequestError) throw new CliError(err.message);
+              throw err;
+            }
+          }
         }
-        if (showProgress) process.stderr.write('\n');
-        const result = index.query(prompt, { topN, ...(budgetTokens !== undefined ? { budgetTokens } : {}) });
-        if (opts.json) return printJson({ workspace: paths.root, ...result });
-        if (result.items.length === 0) return printLine('No file in scope matches this prompt (an empty answer is valid).');
-        result.items.forEach((item, i) => {
-          printLine(`${i + 1}. ${item.path}:${item.snippet.startLine}-${item.snippet.endLine}  score ${item.score.toFixed(2)}  ~${item.tokens} tokens`);
+        answer ??= await answerOffline(paths, prompt, topN, budgetTokens, !opts.json && process.stderr.isTTY === true);
+
+        if (opts.json) return printJson({ workspace: paths.root, ...answer });
+        if (answer.items.length === 0) return printLine('No file in scope matches this prompt (an empty answer is valid).');
+        for (const item of answer.items) {
+          printLine(`${item.rank}. ${item.path}:${item.snippet.start_line}-${item.snippet.end_line}  score ${item.score.toFixed(2)}  ~${item.tokens} tokens`);
           printLine(`   ${item.rationale.map((r) => `${r.signal} (${r.detail})`).join('; ')}`);
-        });
+        }
       }),
     );
 }

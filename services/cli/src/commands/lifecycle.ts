@@ -6,8 +6,9 @@ import { registerLogsCommand } from './logs';
 import { registerDoctorCommand } from './doctor';
 import { registerJobsCommands } from './jobs';
 import { registerContextCommand } from './context';
+import { registerProxyCommand } from './proxy';
 
-/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs) and the one-shot `context`. */
+/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shot `context` and `proxy`. */
 export function registerLifecycleCommands(program: Command): void {
   registerInitCommand(program);
   registerUpCommands(program);
@@ -16,4 +17,5 @@ export function registerLifecycleCommands(program: Command): void {
   registerDoctorCommand(program);
   registerJobsCommands(program);
   registerContextCommand(program);
+  registerProxyCommand(program);
 }

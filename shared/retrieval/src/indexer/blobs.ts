@@ -67,6 +67,21 @@ export class BlobCache {
     return entry.blob;
   }
 
+  /**
+   * Takes a reference to a blob whose symbols were parsed before (read back from the store), so a
+   * restart or a replica parses nothing. A cached blob is shared as is.
+   */
+  adopt(key: string, text: string, symbols: FileSymbols): Promise<Blob> {
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      entry = { blob: Promise.resolve({ key, text, symbols }), refs: 0 };
+      this.entries.set(key, entry);
+    }
+    entry.refs++;
+    this.orphans.delete(key);
+    return entry.blob;
+  }
+
   /** Drops a reference; an unreferenced blob becomes an orphan and the oldest orphans are evicted. */
   release(key: string): void {
     const entry = this.entries.get(key);

@@ -78,6 +78,11 @@ export class FileGraph {
   }
 
   /** Files that changed together with `path` in git history (weaker neighbours). */
+  /** Every file's co-change neighbours, for storing. */
+  coChangeEntries(): [string, string[]][] {
+    return [...this.coChange].map(([path, list]) => [path, [...list]]);
+  }
+
   coChangedWith(path: string): readonly string[] {
     return this.coChange.get(path) ?? [];
   }

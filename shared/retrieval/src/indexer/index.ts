@@ -19,3 +19,5 @@ export type {
   RefreshResult,
   SkipReason,
 } from './types';
+export { fingerprintMtime } from './stored';
+export type { StoredFile, StoredSignals, IndexDelta } from './stored';

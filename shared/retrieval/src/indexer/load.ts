@@ -18,15 +18,17 @@ export interface SkippedFile {
 
 /** Outcome of loading one path. `blob` is acquired: the caller owns one reference. */
 export type Loaded =
-  | { kind: 'file'; file: ScopedFile; blob: Blob }
+  | { kind: 'file'; file: ScopedFile; blob: Blob; fingerprint: string | null }
   | { kind: 'skipped'; skipped: SkippedFile }
-  /** Content (or refusal) is the same as what the index holds. */
-  | { kind: 'unchanged' };
+  /** Content (or refusal) is the same as what the index holds; `fingerprint` when it was re-read (touched, same bytes). */
+  | { kind: 'unchanged'; fingerprint?: string };
 
 /** What the index knows about a path before loading it again. */
 export interface Previous {
   /** Blob key of the indexed content, if indexed. */
   blobKey?: string;
+  /** `size:mtimeMs` of the indexed content when it was read. */
+  fingerprint?: string | null;
   skipped?: SkippedFile;
 }
 
@@ -40,7 +42,7 @@ export interface LoadContext {
   onRead(): void;
 }
 
-async function fingerprint(root: string, relPath: string): Promise<string | null> {
+export async function fingerprint(root: string, relPath: string): Promise<string | null> {
   try {
     const stat = await fs.promises.stat(path.join(root, ...relPath.split('/')));
     return `${stat.size}:${stat.mtimeMs}`;
@@ -60,28 +62,29 @@ export async function loadFile(ctx: LoadContext, relPath: string, previous: Prev
     if (previous.skipped?.reason === 'out_of_scope') return { kind: 'unchanged' };
     return { kind: 'skipped', skipped: { reason: 'out_of_scope', fingerprint: null } };
   }
-  if (previous.skipped !== undefined && previous.skipped.fingerprint !== null) {
-    const now = await fingerprint(ctx.root, relPath);
-    if (now === previous.skipped.fingerprint) return { kind: 'unchanged' };
-  }
+  const before = await fingerprint(ctx.root, relPath);
+  if (previous.skipped !== undefined && previous.skipped.fingerprint !== null && before === previous.skipped.fingerprint) return { kind: 'unchanged' };
+  // Size and mtime unchanged since the indexed read: trust it, as git's index does, so a restart
+  // or a refresh stats every file but reads only the ones that moved.
+  if (previous.blobKey !== undefined && previous.fingerprint != null && before === previous.fingerprint) return { kind: 'unchanged' };
   ctx.onRead();
   let result;
   try {
     result = await readScopedFile(ctx.root, relPath, ctx.policy, ctx.maxFileBytes === undefined ? {} : { maxBytes: ctx.maxFileBytes });
   } catch {
     // One unreadable file (EACCES…) must not fail a whole build; it is retried when it changes.
-    return { kind: 'skipped', skipped: { reason: 'unreadable', fingerprint: await fingerprint(ctx.root, relPath) } };
+    return { kind: 'skipped', skipped: { reason: 'unreadable', fingerprint: before } };
   }
   if (!result.ok) {
     const { reason } = result.refusal;
-    const print = reason === 'not_found' || reason === 'out_of_scope' ? null : await fingerprint(ctx.root, relPath);
+    const print = reason === 'not_found' || reason === 'out_of_scope' ? null : before;
     if (previous.skipped?.reason === reason && previous.skipped.fingerprint === print && previous.blobKey === undefined) return { kind: 'unchanged' };
     return { kind: 'skipped', skipped: { reason, fingerprint: print } };
   }
   const key = blobKey(result.file.sha256, result.file.language);
-  if (key === previous.blobKey) return { kind: 'unchanged' };
+  if (key === previous.blobKey) return { kind: 'unchanged', ...(before === null ? {} : { fingerprint: before }) };
   const blob = await ctx.blobs.acquire(key, result.file.language, result.file.text);
-  return { kind: 'file', file: result.file, blob };
+  return { kind: 'file', file: result.file, blob, fingerprint: before };
 }
 
 /**

@@ -4,19 +4,22 @@
  */
 import { estimateTokens, Bm25Index } from '../ranking';
 import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
-import { BlobCache, type Blob } from './blobs';
+import { BlobCache, blobKey, type Blob } from './blobs';
 import { IndexError } from './errors';
 import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
 import { DEFAULT_READ_CONCURRENCY, mapLimit } from './pool';
 import { runQuery, type QueryableFile } from './query';
 import { coChangeNeighbours, recencyByRank } from './signals';
+import type { IndexDelta, StoredFile, StoredSignals } from './stored';
 import type { BuildIndexOptions, ContextResult, IndexedFileRecord, IndexStats, QueryOptions, RefreshResult, SkipReason } from './types';
 
-/** An indexed file: its record (without imports, which live in the graph) and its content. */
+/** An indexed file: its record (without imports, which live in the graph), its content and how it looked on disk. */
 interface Entry {
   record: Omit<IndexedFileRecord, 'imports'>;
   blob: Blob;
+  /** `size:mtimeMs` when read; null when unknown (then the next refresh re-reads it). */
+  fingerprint: string | null;
 }
 
 /** What one load did to a path in the index. */
@@ -45,6 +48,9 @@ export class RepositoryIndex {
   private signalsRead = false;
   private reads = 0;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Paths added, changed or removed since the last `takeChanges`. */
+  private readonly dirty = new Set<string>();
+  private signalsDirty = false;
   private readonly load: LoadContext;
   private readonly concurrency: number;
 
@@ -120,6 +126,68 @@ export class RepositoryIndex {
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /**
+   * What changed since the previous call (or since creation): files with their content and parse,
+   * removed paths, and the git signals when they were re-read. The daemon writes this to the store.
+   */
+  takeChanges(): IndexDelta {
+    const upserted: StoredFile[] = [];
+    const removed: string[] = [];
+    for (const path of this.dirty) {
+      const entry = this.entries.get(path);
+      if (entry === undefined) removed.push(path);
+      else upserted.push(this.stored(path, entry));
+    }
+    this.dirty.clear();
+    const delta: IndexDelta = { upserted, removed };
+    if (this.signalsDirty) delta.signals = this.signalsNow();
+    this.signalsDirty = false;
+    return delta;
+  }
+
+  /** The git signals as stored. */
+  signalsNow(): StoredSignals {
+    return { head: this.head, recency: Object.fromEntries(this.recency), coChange: Object.fromEntries(this.graph.coChangeEntries()) };
+  }
+
+  /**
+   * Applies files, removals and signals read back from the store, without reading the repository
+   * or parsing: a daemon restart (followed by `refresh`, which then reads only what moved) and the
+   * replicas the context API and proxy query. Applied rows are not reported by `takeChanges`.
+   */
+  applyStored(delta: IndexDelta): Promise<void> {
+    return this.exclusive(async () => {
+      for (const path of delta.removed) this.dropPath(path);
+      const touched = new Set<string>();
+      for (const file of delta.upserted) {
+        const key = blobKey(file.sha256, file.language);
+        if (this.entries.get(file.path)?.blob.key === key) continue;
+        const blob = await this.blobs.adopt(key, file.text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
+        this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text: file.text }, blob, fingerprint: file.fingerprint }, false);
+        touched.add(file.path);
+      }
+      for (const path of touched) this.resolveImports(path);
+      if (touched.size > 0) this.graph.retryUnresolved(this.known, touched);
+      if (delta.signals !== undefined) this.setSignals(delta.signals);
+      this.dirty.clear();
+      this.signalsDirty = false;
+    });
+  }
+
+  private stored(path: string, entry: Entry): StoredFile {
+    const { record, blob } = entry;
+    return {
+      path,
+      sha256: record.sha256,
+      language: record.language,
+      bytes: record.bytes,
+      fingerprint: entry.fingerprint,
+      text: blob.text,
+      definitions: blob.symbols.definitions,
+      imports: blob.symbols.imports,
+    };
+  }
+
   /** Counters: files, cached contents, parses, reads, skipped files by reason, HEAD. */
   stats(): IndexStats {
     const skipped: Partial<Record<SkipReason, number>> = {};
@@ -170,10 +238,27 @@ export class RepositoryIndex {
     this.head = signals.head;
     this.recency = recencyByRank(signals);
     this.graph.setCoChange(coChangeNeighbours(signals));
+    this.signalsDirty = true;
+  }
+
+  /** Sets git signals read elsewhere (the store); no git call. */
+  private setSignals(signals: StoredSignals): void {
+    this.signalsRead = true;
+    this.head = signals.head;
+    this.recency = new Map(Object.entries(signals.recency));
+    this.graph.setCoChange(new Map(Object.entries(signals.coChange)));
   }
 
   private apply(path: string, loaded: Loaded, resolve = true): FileChange {
-    if (loaded.kind === 'unchanged') return 'unchanged';
+    if (loaded.kind === 'unchanged') {
+      const entry = this.entries.get(path);
+      // Touched but the same bytes: remember the new mtime (stored too), so it is not re-read again.
+      if (entry !== undefined && loaded.fingerprint !== undefined && entry.fingerprint !== loaded.fingerprint) {
+        entry.fingerprint = loaded.fingerprint;
+        this.dirty.add(path);
+      }
+      return 'unchanged';
+    }
     if (loaded.kind === 'skipped') {
       const change = this.dropPath(path);
       this.skipped.set(path, loaded.skipped);
@@ -184,7 +269,8 @@ export class RepositoryIndex {
     if (old !== undefined) this.blobs.release(old.blob.key);
     this.skipped.delete(path);
     const record = { path, sha256: file.sha256, language: file.language, bytes: file.bytes, tokens: estimateTokens(blob.text), definitions: blob.symbols.definitions };
-    this.entries.set(path, { record, blob });
+    this.entries.set(path, { record, blob, fingerprint: loaded.fingerprint });
+    this.dirty.add(path);
     this.known.add(path);
     this.bm25.add(path, documentText(path, blob));
     if (resolve) this.resolveImports(path);
@@ -202,6 +288,7 @@ export class RepositoryIndex {
     const entry = this.entries.get(path);
     if (entry === undefined) return 'unchanged';
     this.entries.delete(path);
+    this.dirty.add(path);
     this.known.delete(path);
     this.bm25.remove(path);
     this.blobs.release(entry.blob.key);
@@ -212,7 +299,7 @@ export class RepositoryIndex {
   private previous(path: string): { blobKey?: string; skipped?: SkippedFile } {
     const entry = this.entries.get(path);
     const skipped = this.skipped.get(path);
-    return { ...(entry === undefined ? {} : { blobKey: entry.blob.key }), ...(skipped === undefined ? {} : { skipped }) };
+    return { ...(entry === undefined ? {} : { blobKey: entry.blob.key, fingerprint: entry.fingerprint }), ...(skipped === undefined ? {} : { skipped }) };
   }
 
   private normalize(relPath: string): string {

@@ -7,3 +7,4 @@ export { goals } from './goals';
 export { predictions } from './predictions';
 export { signalEvents } from './signals';
 export { jobs } from './jobs';
+export { indexBlobs, indexFiles, indexState } from './repository-index';

@@ -1,0 +1,91 @@
+import type { Express } from 'express';
+import Joi from 'joi';
+import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N } from '@sous/protocol';
+import { validate } from './errors';
+
+/** One ranked file as the index returns it (the retrieval package's `ContextItem`). */
+export interface ContextSourceItem {
+  path: string;
+  score: number;
+  rationale: { signal: string; detail: string; weight: number }[];
+  snippet: { startLine: number; endLine: number; text: string };
+  tokens: number;
+}
+
+/** Whatever answers context queries: the daemon's live index or a replica of the stored index. */
+export interface ContextSource {
+  query(prompt: string, options: { topN: number; budgetTokens?: number }): { items: ContextSourceItem[]; stats: { files_indexed: number; took_ms: number } };
+  /** `state` null = nothing stored yet. */
+  status(): { state: 'indexing' | 'ready' | 'failed' | null; files_indexed: number; generation: number; error: string | null };
+  /** The current privacy scope: a path outside it never leaves, even if the index still holds it. */
+  inScope(path: string): boolean;
+  /** The current redaction, applied to every snippet on the way out. */
+  redact(text: string): string;
+}
+
+const contextBody = Joi.object({
+  prompt: Joi.string()
+    .trim()
+    .min(1)
+    .max(MAX_PROMPT_CHARS)
+    .required()
+    .messages({
+      'string.empty': 'prompt is empty; send the task, the error or the code you are asking about',
+      'any.required': 'prompt is required: send a JSON object with prompt (text) and optionally top_n and budget_tokens',
+      'string.max': `prompt is longer than ${MAX_PROMPT_CHARS} characters; keep the error and the relevant lines`,
+      'string.base': 'prompt must be a string',
+    }),
+  top_n: Joi.number().integer().strict().min(1).max(MAX_TOP_N).default(DEFAULT_TOP_N).messages({
+    'number.base': `top_n must be an integer from 1 to ${MAX_TOP_N}`,
+    'number.integer': `top_n must be an integer from 1 to ${MAX_TOP_N}`,
+    'number.min': `top_n must be an integer from 1 to ${MAX_TOP_N}`,
+    'number.max': `top_n must be an integer from 1 to ${MAX_TOP_N}`,
+  }),
+  budget_tokens: Joi.number().integer().strict().min(1).max(MAX_BUDGET_TOKENS).messages({
+    'number.base': `budget_tokens must be an integer from 1 to ${MAX_BUDGET_TOKENS}`,
+    'number.integer': `budget_tokens must be an integer from 1 to ${MAX_BUDGET_TOKENS}`,
+    'number.min': `budget_tokens must be an integer from 1 to ${MAX_BUDGET_TOKENS}`,
+    'number.max': `budget_tokens must be an integer from 1 to ${MAX_BUDGET_TOKENS}`,
+  }),
+})
+  .required()
+  .messages({ 'object.unknown': '{{#label}} is not a field of a context request; send prompt, top_n and optionally budget_tokens' });
+
+interface ContextBody {
+  prompt: string;
+  top_n: number;
+  budget_tokens?: number;
+}
+
+/**
+ * `POST /v1/context` (spec 4.5): the selected files with snippet, score and rationale, in rank order.
+ * The daemon and the context-only process serve it alike; documented in docs/http-api.md.
+ */
+export function contextRoutes(app: Express, source: ContextSource): void {
+  app.post('/v1/context', (req, res) => {
+    if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
+    const body = validate(contextBody, req.body, 'body') as ContextBody;
+    const status = source.status();
+    if (status.state === null || (status.state === 'indexing' && status.generation === 0)) {
+      throw new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
+    }
+    if (status.state === 'failed' && status.files_indexed === 0) {
+      throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
+    }
+    const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
+    const items = result.items
+      .filter((item) => source.inScope(item.path))
+      .map((item, i) => ({
+        rank: i + 1,
+        path: item.path,
+        score: item.score,
+        tokens: item.tokens,
+        rationale: item.rationale,
+        snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: source.redact(item.snippet.text) },
+      }));
+    res.json({
+      items,
+      stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
+    });
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * The context-only API process (spec 4.5): a replica of the index the daemon stored, answering
+ * `POST /v1/context` from memory. It reaches the store the way the topology allows:
+ *  - server topology (`DATABASE_URL`): reads the index tables in PostgreSQL directly;
+ *  - embedded default (PGlite under `.sous/data`, which only one process may open): asks the
+ *    daemon of the same workspace for the stored changes (`GET /v1/index/changes`), found through
+ *    `.sous/run/daemon.json`. The daemon only reads its store for it; queries never reach it.
+ */
+import type { SousConfig } from '@sous/config';
+import { compileRedactPatterns, redactText } from '@sous/protocol';
+import { IndexReplica, scopePolicyFromConfig, storeIndexFeed, type IndexFeed, type StoredChanges } from '@sous/retrieval';
+import { DaemonClient, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
+import { openStore, type Store } from '@sous/store';
+import { contextRoutes, type ContextSource } from './context-routes';
+import { startSurface, type RunningSurface } from './surface';
+
+/** The feed over the daemon's HTTP interface (embedded topology). */
+function daemonFeed(options: ProcessOptions): IndexFeed {
+  const paths = processPaths(options);
+  return {
+    async changesSince(generation, knownHead) {
+      const daemon = readRunState(paths, 'daemon');
+      if (daemon === undefined || !pidAlive(daemon.pid)) throw new Error(`no daemon is running for ${paths.root}; start it with: sous up --path ${paths.root}`);
+      // `head=` (empty) says the reader knows there is no HEAD; leaving it out asks for the signals.
+      const head = knownHead === undefined ? '' : `&head=${encodeURIComponent(knownHead ?? '')}`;
+      return new DaemonClient(daemonBaseUrl(daemon.host, daemon.port), 30_000).get<StoredChanges>(`/v1/index/changes?since=${generation}${head}`);
+    },
+  };
+}
+
+/** The feed over PostgreSQL (server topology); the workspace row appears when the daemon first starts. */
+function storeFeed(store: Store, root: string): IndexFeed {
+  let feed: IndexFeed | undefined;
+  return {
+    async changesSince(generation, knownHead) {
+      if (feed === undefined) {
+        const workspace = await store.workspaces.getByRoot(root);
+        if (workspace === undefined) throw new Error(`the daemon has not indexed ${root} yet; start it with the same SOUS_PATH and DATABASE_URL`);
+        feed = storeIndexFeed(store.repositoryIndex, workspace.id);
+      }
+      return feed.changesSince(generation, knownHead);
+    },
+  };
+}
+
+/** A replica as the context routes see it, under this process's own privacy settings. */
+export function replicaSource(replica: IndexReplica, config: SousConfig): ContextSource {
+  const policy = scopePolicyFromConfig(config);
+  const patterns = compileRedactPatterns(config.privacy.redact_patterns);
+  return {
+    query: (prompt, options) => replica.query(prompt, options),
+    status: () => {
+      const s = replica.status();
+      return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.sync_error ?? s.error };
+    },
+    inScope: (path) => policy.inScope(path),
+    redact: (text) => redactText(text, patterns),
+  };
+}
+
+/** Starts the context API: opens its feed, syncs once, serves, and keeps syncing in the background. */
+export async function startContextSurface(name: string, options: ProcessOptions): Promise<RunningSurface> {
+  const paths = processPaths(options);
+  const store = options.databaseUrl ? await openStore({ databaseUrl: options.databaseUrl, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }) : undefined;
+  try {
+    const replica = new IndexReplica(store === undefined ? daemonFeed(options) : storeFeed(store, paths.root), paths.root);
+    await replica.start();
+    const surface = await startSurface(name, options, (app, config) => contextRoutes(app, replicaSource(replica, config)));
+    if (replica.status().sync_error !== null) surface.logger.warn({ error: replica.status().sync_error }, 'index not available yet; retrying in the background');
+    return {
+      ...surface,
+      async close() {
+        replica.stop();
+        await surface.close();
+        await store?.close();
+      },
+    };
+  } catch (err) {
+    await store?.close();
+    throw err;
+  }
+}

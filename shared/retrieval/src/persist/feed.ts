@@ -1,0 +1,74 @@
+/**
+ * Reading the stored index: the changes a reader has not seen yet, as an `IndexDelta` it can apply.
+ * The store feed reads the tables directly (PostgreSQL, or the daemon's own PGlite); the daemon
+ * serves the same answer over HTTP to processes that cannot open an embedded store.
+ */
+import type { IndexFileRow, IndexState, RepositoryIndexRepository } from '@sous/store';
+import type { Language } from '../scope';
+import type { SymbolDefinition, SymbolImport } from '../symbols';
+import type { IndexDelta, StoredFile, StoredSignals } from '../indexer';
+
+/** What changed after the generation a reader holds. */
+export interface StoredChanges {
+  /** The generation this answer brings the reader to; 0 while nothing is stored. */
+  generation: number;
+  /** Null before the daemon first wrote the index. */
+  state: IndexState | null;
+  files_indexed: number;
+  head: string | null;
+  /** One line when state is failed. */
+  error: string | null;
+  delta: IndexDelta;
+}
+
+/** A source of stored index changes. */
+export interface IndexFeed {
+  /** Changes after `generation` (0 = everything); signals only when HEAD differs from `knownHead`. */
+  changesSince(generation: number, knownHead?: string | null): Promise<StoredChanges>;
+}
+
+interface StoredSymbols {
+  definitions?: SymbolDefinition[];
+  imports?: SymbolImport[];
+}
+
+const fingerprintOf = (row: IndexFileRow): string | null =>
+  row.bytes === null || row.mtimeMs === null ? null : `${row.bytes}:${row.mtimeMs}`;
+
+/** The feed over the store's index tables of one workspace. */
+export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: string): IndexFeed {
+  return {
+    async changesSince(since, knownHead) {
+      // State first: rows committed after it are re-read next time, never missed.
+      const state = await repo.state(workspaceId);
+      if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, delta: { upserted: [], removed: [] } };
+      const rows = state.generation > since ? await repo.filesSince(workspaceId, since) : [];
+      const live = rows.filter((r) => !r.removed && r.blobKey !== null);
+      const blobs = new Map((await repo.blobs(workspaceId, [...new Set(live.map((r) => r.blobKey as string))])).map((b) => [b.key, b]));
+      const upserted: StoredFile[] = [];
+      const removed: string[] = rows.filter((r) => r.removed).map((r) => r.path);
+      for (const row of live) {
+        const blob = blobs.get(row.blobKey as string);
+        // A blob compacted away between the two reads: the file is re-sent with its next write.
+        if (blob === undefined) continue;
+        const symbols = blob.symbols as StoredSymbols;
+        upserted.push({
+          path: row.path,
+          sha256: row.sha256 as string,
+          language: row.language as Language,
+          bytes: row.bytes ?? 0,
+          fingerprint: fingerprintOf(row),
+          text: blob.text,
+          definitions: symbols.definitions ?? [],
+          imports: symbols.imports ?? [],
+        });
+      }
+      const delta: IndexDelta = { upserted, removed };
+      if (knownHead === undefined || knownHead !== state.head || since === 0) {
+        const signals = state.signals as Partial<StoredSignals>;
+        delta.signals = { head: state.head, recency: signals.recency ?? {}, coChange: signals.coChange ?? {} };
+      }
+      return { generation: state.generation, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, delta };
+    },
+  };
+}

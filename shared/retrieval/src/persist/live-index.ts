@@ -1,0 +1,211 @@
+/**
+ * The daemon's index: restored from the store, brought up to date with the repository (reading only
+ * what moved while the daemon was down), kept fresh by the watcher, and written back after every
+ * change so the context API and proxy see it. Records `file_change` and `commit` signals (spec 2.4).
+ */
+import type { IndexState, Store } from '@sous/store';
+import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOptions, type RefreshResult } from '../indexer';
+import { headCommit, type ScopePolicy } from '../scope';
+import { RepositoryWatcher, type WatchMode } from '../watch';
+import { storeIndexFeed, type IndexFeed } from './feed';
+import { IndexWriter } from './writer';
+
+/** A batch of saves larger than this is handled as one re-listing (a checkout, a formatter run). */
+export const MAX_FILE_BATCH = 64;
+/** Paths named in one `file_change` signal; the count says how many there were. */
+const SIGNAL_PATHS = 50;
+
+export interface LiveIndexOptions {
+  root: string;
+  policy: ScopePolicy;
+  store: Pick<Store, 'repositoryIndex' | 'signals'>;
+  workspaceId: string;
+  /** Watch the repository; `polling` forces polling mode. Default: watch natively. */
+  watch?: false | { polling?: boolean };
+  /** One-line notices for the log (watch mode switches, failed updates). Never file contents. */
+  onNotice?(message: string): void;
+  /** Progress of the initial catch-up, in files. */
+  onProgress?(done: number, total: number): void;
+}
+
+/** What `/status` says about the index. */
+export interface LiveIndexStatus {
+  state: IndexState;
+  files_indexed: number;
+  generation: number;
+  head: string | null;
+  watch: WatchMode | 'off';
+  /** ISO time of the last applied change, or null. */
+  updated_at: string | null;
+  /** Reads from disk since start (a restart with nothing changed reads nothing). */
+  reads: number;
+  error: string | null;
+}
+
+export class LiveIndex {
+  private index: RepositoryIndex;
+  private writer: IndexWriter;
+  private watcher: RepositoryWatcher | undefined;
+  private state: IndexState = 'indexing';
+  private error: string | null = null;
+  private generation = 0;
+  private head: string | null = null;
+  private updatedAt: Date | null = null;
+  private work: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  readonly feed: IndexFeed;
+
+  constructor(private readonly options: LiveIndexOptions) {
+    this.index = new RepositoryIndex(options.root, options.policy);
+    this.writer = new IndexWriter(options.store.repositoryIndex, options.workspaceId, this.index);
+    this.feed = storeIndexFeed(options.store.repositoryIndex, options.workspaceId);
+  }
+
+  /**
+   * Restores the stored index, catches up with the repository and starts watching. Resolves when
+   * the index is ready; rejects (and stores state `failed`) when the repository cannot be read.
+   */
+  async start(): Promise<void> {
+    try {
+      const stored = await this.feed.changesSince(0);
+      const previousHead = stored.head;
+      await this.index.applyStored(stored.delta);
+      await this.flush('indexing');
+      // Watch first, so a save during the catch-up is not lost between listing and watching.
+      if (this.options.watch !== false) {
+        this.watcher = await RepositoryWatcher.start(this.options.root, {
+          polling: this.options.watch?.polling === true,
+          onFiles: (paths) => this.serial(() => this.filesChanged(paths)),
+          onHead: () => this.serial(() => this.headMoved()),
+          onResync: () => this.serial(() => this.resync()),
+          onNotice: (message) => this.options.onNotice?.(message),
+        });
+      }
+      await this.serial(async () => {
+        await this.index.refresh(this.options.onProgress);
+        this.head = this.index.stats().head;
+        await this.flush('ready');
+        if (stored.state !== null && this.head !== previousHead) await this.commitSignal(previousHead);
+      });
+    } catch (err) {
+      this.state = 'failed';
+      this.error = err instanceof Error ? err.message.split('\n')[0] ?? 'index failed' : String(err);
+      await this.writer.flush('failed', this.error).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Ranks files for a prompt from the in-memory index. */
+  query(prompt: string, options: QueryOptions = {}): ContextResult {
+    return this.index.query(prompt, options);
+  }
+
+  status(): LiveIndexStatus {
+    return {
+      state: this.state,
+      files_indexed: this.index.size,
+      generation: this.generation,
+      head: this.head,
+      watch: this.watcher?.mode ?? 'off',
+      updated_at: this.updatedAt?.toISOString() ?? null,
+      reads: this.index.stats().reads,
+      error: this.error,
+    };
+  }
+
+  /** Waits until every queued update is applied and stored (tests, shutdown). */
+  async settled(): Promise<void> {
+    let current;
+    do {
+      current = this.work;
+      await current;
+    } while (current !== this.work);
+  }
+
+  /**
+   * A fresh index under a new privacy policy (allowed paths, exclusions or redaction changed): every
+   * file is read again so nothing outside the new scope or unredacted survives; the store follows.
+   */
+  rebuild(policy: ScopePolicy): Promise<void> {
+    return this.serial(async () => {
+      const before = new Set(this.index.snapshot().map((f) => f.path));
+      this.state = 'indexing';
+      const next = await buildRepositoryIndex(this.options.root, policy);
+      const kept = new Set(next.snapshot().map((f) => f.path));
+      this.index = next;
+      this.writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next);
+      // The new index reports every file as added; paths it no longer holds are removed explicitly.
+      const gone = [...before].filter((p) => !kept.has(p));
+      await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });
+      await this.flush('ready');
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.watcher?.close();
+    await this.settled().catch(() => undefined);
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.work.then(() => (this.stopped ? undefined : fn()));
+    this.work = run.catch((err: unknown) => this.options.onNotice?.(`index update failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`));
+    return run;
+  }
+
+  private async filesChanged(paths: string[]): Promise<void> {
+    let changed: string[] = [];
+    if (paths.length > MAX_FILE_BATCH) {
+      const result: RefreshResult = await this.index.refresh();
+      if (result.added + result.changed + result.removed === 0) return;
+    } else {
+      for (const path of paths) {
+        const change = await this.index.updateFile(path).catch(() => 'unchanged' as const);
+        if (change !== 'unchanged') changed.push(path);
+      }
+      if (changed.length === 0) return;
+    }
+    const flushed = await this.flush('ready');
+    if (changed.length === 0) changed = paths;
+    await this.options.store.signals.append({
+      kind: 'file_change',
+      workspaceId: this.options.workspaceId,
+      payload: { paths: changed.slice(0, SIGNAL_PATHS), count: changed.length, generation: flushed },
+    });
+  }
+
+  private async headMoved(): Promise<void> {
+    const now = await headCommit(this.options.root);
+    if (now === this.head) return;
+    const previous = this.head;
+    await this.index.refresh();
+    this.head = this.index.stats().head;
+    await this.flush('ready');
+    await this.commitSignal(previous);
+  }
+
+  private async resync(): Promise<void> {
+    const previous = this.head;
+    await this.index.refresh();
+    this.head = this.index.stats().head;
+    await this.flush('ready');
+    if (this.head !== previous) await this.commitSignal(previous);
+  }
+
+  private async commitSignal(previous: string | null): Promise<void> {
+    await this.options.store.signals.append({
+      kind: 'commit',
+      workspaceId: this.options.workspaceId,
+      payload: { head: this.head, previous, generation: this.generation },
+    });
+  }
+
+  private async flush(state: IndexState): Promise<number> {
+    const result = await this.writer.flush(state);
+    this.state = state;
+    this.error = null;
+    this.generation = result.generation;
+    this.updatedAt = new Date();
+    return result.generation;
+  }
+}

@@ -1,0 +1,73 @@
+/** Writing the index to the store: the daemon flushes what changed after every build or update. */
+import type { IndexState, RepositoryIndexRepository } from '@sous/store';
+import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
+
+/** What one flush wrote. */
+export interface FlushResult {
+  generation: number;
+  upserted: number;
+  removed: number;
+}
+
+/** Flushes one index's changes to the store tables of one workspace. Flushes run one at a time. */
+export class IndexWriter {
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Changes taken from the index whose write failed; merged into the next flush, never dropped. */
+  private pending: IndexDelta | null = null;
+
+  constructor(
+    private readonly repo: RepositoryIndexRepository,
+    private readonly workspaceId: string,
+    private readonly index: RepositoryIndex,
+  ) {}
+
+  /** Writes the changes taken from the index, with `state` (and `error` when failed). */
+  flush(state: IndexState, error?: string): Promise<FlushResult> {
+    const run = this.queue.then(() => this.write(state, error));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(state: IndexState, error?: string): Promise<FlushResult> {
+    const delta = merge(this.pending, this.index.takeChanges());
+    this.pending = delta;
+    const stats = this.index.stats();
+    const blobs = new Map<string, { key: string; text: string; symbols: Record<string, unknown> }>();
+    const upsert = delta.upserted.map((f) => {
+      const key = blobKey(f.sha256, f.language);
+      blobs.set(key, { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } });
+      return { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) };
+    });
+    const generation = await this.repo.write(this.workspaceId, {
+      upsert,
+      remove: delta.removed,
+      blobs: [...blobs.values()],
+      state: {
+        state,
+        filesIndexed: stats.files_indexed,
+        skipped: stats.skipped as Record<string, number>,
+        error: error ?? null,
+        ...(delta.signals === undefined ? {} : { head: delta.signals.head, signals: { recency: delta.signals.recency, coChange: delta.signals.coChange } }),
+      },
+    });
+    this.pending = null;
+    return { generation, upserted: upsert.length, removed: delta.removed.length };
+  }
+}
+
+/** `later` applied over `earlier`, path by path. */
+function merge(earlier: IndexDelta | null, later: IndexDelta): IndexDelta {
+  if (earlier === null) return later;
+  const files = new Map(earlier.upserted.map((f) => [f.path, f] as const));
+  const removed = new Set(earlier.removed);
+  for (const path of later.removed) {
+    files.delete(path);
+    removed.add(path);
+  }
+  for (const f of later.upserted) {
+    removed.delete(f.path);
+    files.set(f.path, f);
+  }
+  const signals = later.signals ?? earlier.signals;
+  return { upserted: [...files.values()], removed: [...removed], ...(signals === undefined ? {} : { signals }) };
+}
