@@ -1,7 +1,8 @@
 /**
- * The proxy (8471) and context API (8472) processes exist from the start as separate entry points,
- * so the three-container topology needs no redesign: each answers health, guards Host like the
- * daemon, and gives the documented error shape for routes whose engines come later.
+ * The proxy (8471) and context API (8472) processes are separate entry points, so the
+ * three-container topology needs no redesign: each answers health, guards Host like the daemon,
+ * and gives the documented error shape (the chat proxy's engine comes later: 501; the context API
+ * without a daemon to read the index from: 503 saying what to start).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
@@ -25,10 +26,10 @@ function start(entry: string, args: string[]): { child: ChildProcess; stderr: ()
 }
 
 describe.each([
-  ['proxy', ENTRIES.proxy, [] as string[], '/v1/chat/completions'],
-  ['proxy --context-only', ENTRIES.proxy, ['--context-only'], '/v1/context'],
-  ['context', ENTRIES.context, [] as string[], '/v1/context'],
-])('%s process', (_name, entry, extra, route) => {
+  ['proxy', ENTRIES.proxy, [] as string[], '/v1/chat/completions', 501, 'not_implemented', /not available in this release/],
+  ['proxy --context-only', ENTRIES.proxy, ['--context-only'], '/v1/context', 503, 'unavailable', /no daemon is running for .*; start it with: sous up/],
+  ['context', ENTRIES.context, [] as string[], '/v1/context', 503, 'unavailable', /no daemon is running for .*; start it with: sous up/],
+])('%s process', (_name, entry, extra, route, status, code, message) => {
   let repo: string;
   let port: number;
   let proc: ReturnType<typeof start>;
@@ -55,10 +56,11 @@ describe.each([
     expect(rebound.json.error.code).toBe('forbidden_host');
   });
 
-  test(`${route} answers 501 in the one error shape, and bad bodies 400`, async () => {
+  test(`${route} answers ${status} in the one error shape, and bad bodies 400`, async () => {
     const res = await rawRequest({ port, method: 'POST', path: route, headers: { 'content-type': 'application/json' }, body: '{"prompt":"x","top_n":3}' });
-    expect(res.status).toBe(501);
-    expect(res.json.error).toMatchObject({ code: 'not_implemented' });
+    expect(res.status).toBe(status);
+    expect(res.json.error).toMatchObject({ code });
+    expect(res.json.error.message).toMatch(message);
     const bad = await rawRequest({ port, method: 'POST', path: route, headers: { 'content-type': 'application/json' }, body: '{"prompt":' });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('invalid_json');

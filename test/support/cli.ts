@@ -65,6 +65,7 @@ export function freePort(): Promise<number> {
 
 /** `git status --porcelain` plus HEAD, to prove Sous changed nothing in the repository. */
 export function gitSnapshot(repo: string): { porcelain: string; head: string } {
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' });
+  // GIT_OPTIONAL_LOCKS=0: `git status` must not refresh .git/index, which read-only tests compare.
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
   return { porcelain: git('status', '--porcelain', '--ignored=no'), head: git('rev-parse', 'HEAD').trim() };
 }

@@ -25,12 +25,12 @@ export interface ContextSource {
 
 const contextBody = Joi.object({
   prompt: Joi.string()
-    .trim()
-    .min(1)
     .max(MAX_PROMPT_CHARS)
+    .pattern(/\S/)
     .required()
     .messages({
       'string.empty': 'prompt is empty; send the task, the error or the code you are asking about',
+      'string.pattern.base': 'prompt is empty; send the task, the error or the code you are asking about',
       'any.required': 'prompt is required: send a JSON object with prompt (text) and optionally top_n and budget_tokens',
       'string.max': `prompt is longer than ${MAX_PROMPT_CHARS} characters; keep the error and the relevant lines`,
       'string.base': 'prompt must be a string',
@@ -66,7 +66,10 @@ export function contextRoutes(app: Express, source: ContextSource): void {
     if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
     const body = validate(contextBody, req.body, 'body') as ContextBody;
     const status = source.status();
-    if (status.state === null || (status.state === 'indexing' && status.generation === 0)) {
+    if (status.state === null && status.error !== null) {
+      throw new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
+    }
+    if (status.state === null || (status.state === 'indexing' && status.files_indexed === 0)) {
       throw new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
     }
     if (status.state === 'failed' && status.files_indexed === 0) {

@@ -1,0 +1,108 @@
+'use strict';
+// Retrieval figures on a large real code base: corpus, cold index (time, files/s, peak RSS), rg for
+// scale, the daemon and /v1/context over HTTP (RSS, latency at 1 and 50 clients, save-to-visible),
+// and Acc@1/3/5 on real changelog fixes next to a plain BM25 baseline. See docs/benchmarks.md.
+// Reproduce: npm run build && npm run bench -- retrieval [--files N] [--skip-http] [--json] [--verbose]
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { percentile, round } = require('./stats');
+const { ensureCorpus } = require('./retrieval/corpus');
+const { loadFixtures, fixturePackages, checkFixtures, accuracy } = require('./retrieval/quality');
+const { buildBm25 } = require('./retrieval/bm25');
+const { rgFigures } = require('./retrieval/rg');
+const { httpFigures } = require('./retrieval/http');
+const { renderTable, renderMisses, TARGETS } = require('./retrieval/report');
+
+const DEFAULT_FILES = 5000;
+
+function parseArgs(args) {
+  const opts = { files: DEFAULT_FILES, skipHttp: false, json: false, verbose: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--skip-http') opts.skipHttp = true;
+    else if (a === '--json') opts.json = true;
+    else if (a === '--verbose') opts.verbose = true;
+    else if (a === '--files' || a.startsWith('--files=')) {
+      const raw = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 100) throw new Error(`--files must be an integer >= 100 (found ${raw})`);
+      opts.files = n;
+    } else throw new Error(`unknown option ${a}; options: --files N, --skip-http, --json, --verbose`);
+  }
+  return opts;
+}
+
+/** Cold index and Sous rankings in a child process (its peak RSS is the index's alone). */
+function coldIndex(repo, fixtures) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-bench-child-'));
+  try {
+    const queries = path.join(tmp, 'queries.json');
+    const out = path.join(tmp, 'out.json');
+    fs.writeFileSync(queries, JSON.stringify(fixtures.map((f) => ({ id: f.id, query: f.query }))));
+    const r = spawnSync(process.execPath, [path.join(__dirname, 'retrieval', 'index-child.js'), repo, queries, out], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`cold index failed: ${r.stderr}`);
+    return JSON.parse(fs.readFileSync(out, 'utf8'));
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+exports.run = async function run(args) {
+  const opts = parseArgs(args);
+  const log = opts.json ? () => {} : (m) => process.stderr.write(`\r\x1b[K${m}`);
+  const fixtures = loadFixtures();
+
+  let t = Date.now();
+  log('corpus: preparing');
+  const corpus = ensureCorpus({ files: opts.files, firstPackages: fixturePackages(fixtures), log });
+  corpus.build_ms = Date.now() - t;
+  const problems = checkFixtures(fixtures, corpus.dir);
+  if (problems.length > 0) process.stderr.write(`\nretrieval bench: ${problems.length} fixtures left out:\n  ${problems.join('\n  ')}\n`);
+  const scored = fixtures.filter((f) => !problems.some((p) => p.startsWith(`${f.id}:`)));
+
+  log(`cold index: ${corpus.files} files`);
+  const child = coldIndex(corpus.dir, scored);
+  log('bm25 baseline');
+  const bm25 = buildBm25(corpus.dir, child.paths);
+  const bm25Rankings = new Map(scored.map((f) => [f.id, bm25.search(f.query, 5)]));
+  const quality = {
+    packages: fixturePackages(scored).length,
+    sous: accuracy(scored, new Map(Object.entries(child.rankings))),
+    bm25: accuracy(scored, bm25Rankings),
+  };
+
+  log('rg');
+  const rg = rgFigures(corpus.dir);
+  let http;
+  if (!opts.skipHttp) {
+    t = Date.now();
+    http = await httpFigures(corpus.dir, { log });
+  }
+  log('');
+
+  const result = {
+    machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+    corpus,
+    cold_index: {
+      files: child.stats.files_indexed,
+      ms: round(child.buildMs),
+      files_per_s: Math.round(child.stats.files_indexed / (child.buildMs / 1000)),
+      max_rss_kb: child.maxRssKb,
+      skipped: child.stats.skipped,
+      query_ms: { n: child.queryMs.length, p50: round(percentile(child.queryMs, 50)), p99: round(percentile(child.queryMs, 99)) },
+    },
+    rg,
+    ...(http === undefined ? {} : { http }),
+    quality,
+    targets: TARGETS,
+  };
+  if (opts.json) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(`machine: ${result.machine}; corpus at ${corpus.dir}\n\n`);
+  process.stdout.write(renderTable(result));
+  if (opts.verbose) process.stdout.write(renderMisses(quality));
+};

@@ -1,0 +1,87 @@
+'use strict';
+// The one table the retrieval benchmark prints: figure, measured value, target, ok/MISSED.
+
+/** The goals the figures are held to (docs/benchmarks.md says where they come from). */
+const TARGETS = {
+  coldFilesPerSecond: 500,
+  visibleP95Ms: 1000,
+  context50P50Ms: 15,
+  context50P99Ms: 60,
+  daemonRssMb: 400,
+  acc5Percent: 85,
+};
+
+const status = (ok) => (ok ? 'ok' : 'MISSED');
+const mb = (kb) => Math.round(kb / 1024);
+const isNa = (v) => v && typeof v === 'object' && 'na' in v;
+const naRow = (what, v, target = '') => [what, `n/a (${v.na})`, target, target ? '-' : ''];
+
+/** Rows `[what, measured, target, status]` from the benchmark result. */
+function rows(r) {
+  const out = [];
+  const c = r.corpus;
+  out.push(['corpus', `${c.files} files, ${(c.bytes / 2 ** 20).toFixed(1)} MiB, ${c.commits} commits${c.cached ? ' (cached)' : `, built in ${(c.build_ms / 1000).toFixed(1)} s`}`, '', '']);
+  const i = r.cold_index;
+  const fps = Math.round(i.files / (i.ms / 1000));
+  out.push(['cold index (in-process)', `${(i.ms / 1000).toFixed(2)} s, ${fps} files/s`, `>= ${TARGETS.coldFilesPerSecond} files/s`, status(fps >= TARGETS.coldFilesPerSecond)]);
+  out.push(['cold index peak RSS (child)', `${mb(i.max_rss_kb)} MB`, '', '']);
+  out.push(['query in-process (fixtures)', `p50 ${i.query_ms.p50} ms, p99 ${i.query_ms.p99} ms`, '', '']);
+  if (isNa(r.rg)) out.push(naRow('rg', r.rg));
+  else {
+    out.push(['rg --files', `${r.rg.files.ms} ms (${r.rg.files.count} files)`, '', '']);
+    out.push([`rg -c -w ${r.rg.count.identifier}`, `${r.rg.count.ms} ms (${r.rg.count.matches} lines in ${r.rg.count.files} files)`, '', '']);
+  }
+  const h = r.http;
+  if (h === undefined) out.push(['daemon + /v1/context', 'skipped (--skip-http)', '', '']);
+  else {
+    out.push(isNa(h.ready) ? naRow('daemon up -> index ready', h.ready) : ['daemon up -> index ready', `${(h.ready.ms / 1000).toFixed(1)} s (${h.ready.files} files)`, '', '']);
+    const rss = `<= ${TARGETS.daemonRssMb} MB`;
+    out.push(isNa(h.daemonMemory) ? naRow('daemon RSS (peak)', h.daemonMemory, rss) : ['daemon RSS (peak)', `${h.daemonMemory.hwmMb} MB (now ${h.daemonMemory.rssMb} MB)`, rss, status(h.daemonMemory.hwmMb <= TARGETS.daemonRssMb)]);
+    out.push(isNa(h.contextMemory) ? naRow('context process RSS (peak)', h.contextMemory) : ['context process RSS (peak)', `${h.contextMemory.hwmMb} MB (now ${h.contextMemory.rssMb} MB)`, '', '']);
+    const lat = (l) => `p50 ${l.p50} ms, p99 ${l.p99} ms (n=${l.n}, ${l.rps} req/s${l.errors ? `, ${l.errors} errors` : ''})`;
+    out.push(isNa(h.latency1) ? naRow('/v1/context, 1 client', h.latency1) : ['/v1/context, 1 client', lat(h.latency1), '', h.latency1.errors ? 'ERRORS' : '']);
+    const t50 = `p50 <= ${TARGETS.context50P50Ms} ms, p99 <= ${TARGETS.context50P99Ms} ms`;
+    out.push(
+      isNa(h.latency50)
+        ? naRow('/v1/context, 50 clients', h.latency50, t50)
+        : ['/v1/context, 50 clients', lat(h.latency50), t50, status(h.latency50.p50 <= TARGETS.context50P50Ms && h.latency50.p99 <= TARGETS.context50P99Ms && !h.latency50.errors)],
+    );
+    const tv = `p95 <= ${TARGETS.visibleP95Ms} ms`;
+    out.push(
+      isNa(h.visible)
+        ? naRow('save -> visible', h.visible, tv)
+        : ['save -> visible', `p50 ${h.visible.p50} ms, p95 ${h.visible.p95} ms (n=${h.visible.n}${h.visible.timeouts ? `, ${h.visible.timeouts} timeouts` : ''})`, tv, status(h.visible.p95 <= TARGETS.visibleP95Ms && !h.visible.timeouts)],
+    );
+  }
+  const q = r.quality;
+  const acc = (a) => `Acc@1 ${a.acc1}%, @3 ${a.acc3}%, @5 ${a.acc5}%`;
+  const n = `${q.sous.n} pairs, ${q.packages} packages`;
+  out.push([`quality: Sous (${n})`, acc(q.sous), `Acc@5 >= ${TARGETS.acc5Percent}% and > BM25`, status(q.sous.acc5 >= TARGETS.acc5Percent && q.sous.acc5 > q.bm25.acc5)]);
+  out.push(['quality: plain BM25 baseline', acc(q.bm25), '', '']);
+  return out;
+}
+
+/** The table as text. */
+function renderTable(result) {
+  const header = ['figure', 'measured', 'target', 'status'];
+  const all = [header, ...rows(result)];
+  const widths = header.map((_, col) => Math.max(...all.map((row) => String(row[col]).length)));
+  const line = (row) => row.map((cell, col) => String(cell).padEnd(widths[col])).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n') + '\n';
+}
+
+/** Per-fixture misses at 5 (for --verbose). */
+function renderMisses(quality) {
+  const parts = [];
+  for (const [name, acc] of [['Sous', quality.sous], ['BM25', quality.bm25]]) {
+    parts.push(`\n${name} misses at 5 (${acc.misses.length}/${acc.n}):`);
+    for (const m of acc.misses) {
+      parts.push(`  ${m.id}: ${JSON.stringify(m.query)}`);
+      parts.push(`    expected ${m.expected}`);
+      parts.push(`    got      ${m.got.length ? m.got.join('\n             ') : '(nothing)'}`);
+    }
+  }
+  return parts.join('\n') + '\n';
+}
+
+module.exports = { renderTable, renderMisses, TARGETS };

@@ -1,0 +1,138 @@
+/**
+ * The index in the store, on both store kinds: the daemon's live index writes, a replica (the
+ * context API's view) reads; a restart reads only what moved; the watcher applies saves and HEAD
+ * moves and records `file_change` and `commit` signals.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Store } from '@sous/store';
+import { IndexReplica, LiveIndex, storeIndexFeed } from '../src';
+import { pgliteFactory, postgresFactory, type StoreFactory } from '../../store/test/helpers';
+import { until } from '../../../test/support/wait';
+import { cleanupFixtures, commit, defaultPolicy, fixture, git, resultPaths, SECRET, write } from './indexer-fixture';
+
+const factories: Array<[string, () => StoreFactory]> = [
+  ['PGlite (embedded)', pgliteFactory],
+  ['PostgreSQL', postgresFactory],
+];
+
+describe.each(factories)('repository index in %s', (_name, makeFactory) => {
+  const factory = makeFactory();
+  let store: Store;
+  const running: LiveIndex[] = [];
+
+  beforeAll(async () => {
+    store = await factory.open();
+  }, 60_000);
+  afterAll(async () => {
+    await store.close();
+    await factory.cleanup();
+  });
+  afterEach(async () => {
+    for (const live of running.splice(0)) await live.stop();
+    cleanupFixtures();
+  });
+
+  async function startLive(root: string, watch: false | { polling?: boolean } = false): Promise<{ live: LiveIndex; workspaceId: string }> {
+    const workspace = await store.workspaces.upsertByRoot({ rootPath: root });
+    const live = new LiveIndex({ root, policy: defaultPolicy(), store, workspaceId: workspace.id, watch });
+    running.push(live);
+    await live.start();
+    return { live, workspaceId: workspace.id };
+  }
+
+  test('a replica built from the store alone answers like the live index, with the same privacy', async () => {
+    const root = fixture();
+    const { live, workspaceId } = await startLive(root);
+    expect(live.status()).toMatchObject({ state: 'ready', files_indexed: 10, watch: 'off' });
+
+    const replica = new IndexReplica(storeIndexFeed(store.repositoryIndex, workspaceId));
+    expect(await replica.sync()).toBe(true);
+    expect(replica.status()).toMatchObject({ state: 'ready', files_indexed: 10, generation: live.status().generation, head: live.status().head });
+    for (const prompt of ['loadUserProfile returns undefined for new accounts', 'ZeroDivisionError in apply_discount', 'billingApiKey deployTarget']) {
+      const fromStore = replica.query(prompt, { topN: 5 });
+      expect(resultPaths(fromStore)).toEqual(resultPaths(live.query(prompt, { topN: 5 })));
+      expect(resultPaths(fromStore)).not.toContain('src/prod.env');
+      expect(resultPaths(fromStore)).not.toContain('scripts/deploy.ts');
+      expect(JSON.stringify(fromStore)).not.toContain(SECRET);
+    }
+    // Nothing new: a second sync applies nothing.
+    expect(await replica.sync()).toBe(false);
+  }, 60_000);
+
+  test('a restart reads only the files that moved while it was down, and records the commit', async () => {
+    const root = fixture();
+    const first = await startLive(root);
+    const headBefore = first.live.status().head;
+    await first.live.stop();
+
+    commit(root, { 'src/app/user.ts': '// renamed\nexport function loadMemberProfile(id: string) { return id; }\n', 'src/app/audit.ts': 'export function auditTrail() {}\n' }, '2024-04-01T00:00:00Z');
+    git(root, ['rm', '-q', 'src/app/notes.ts']);
+    git(root, ['commit', '-q', '-m', 'drop notes'], { GIT_AUTHOR_DATE: '2024-04-02T00:00:00Z', GIT_COMMITTER_DATE: '2024-04-02T00:00:00Z' });
+
+    const second = await startLive(root);
+    expect(second.workspaceId).toBe(first.workspaceId);
+    // Two files moved (one changed, one added); the deletion needs no read; the other 8 are trusted by size and mtime.
+    expect(second.live.status().reads).toBe(2);
+    expect(resultPaths(second.live.query('loadMemberProfile', { topN: 3 }))[0]).toBe('src/app/user.ts');
+    expect(resultPaths(second.live.query('loadUserProfile may return undefined', { topN: 10 }))).not.toContain('src/app/notes.ts');
+
+    const commits = await store.signals.listRecent('commit', { workspaceId: first.workspaceId });
+    expect(commits[0]?.payload).toMatchObject({ previous: headBefore, head: second.live.status().head });
+
+    const replica = new IndexReplica(storeIndexFeed(store.repositoryIndex, first.workspaceId));
+    await replica.sync();
+    expect(replica.status().files_indexed).toBe(10);
+    expect(resultPaths(replica.query('auditTrail', { topN: 3 }))[0]).toBe('src/app/audit.ts');
+  }, 60_000);
+
+  test('the watcher applies a save, a new file and a deletion, stores them and records file_change', async () => {
+    const root = fixture();
+    const { live, workspaceId } = await startLive(root, {});
+    expect(live.status().watch).toBe('native');
+    const replica = new IndexReplica(storeIndexFeed(store.repositoryIndex, workspaceId));
+    await replica.sync();
+
+    write(root, 'src/app/handler.ts', 'export function reconcileLedgerEntries() {}\n');
+    await until(async () => {
+      await replica.sync();
+      return resultPaths(replica.query('reconcileLedgerEntries', { topN: 1 }))[0] === 'src/app/handler.ts' ? true : undefined;
+    });
+    const signals = await until(async () => {
+      const rows = await store.signals.listRecent('file_change', { workspaceId });
+      return rows.some((r) => (r.payload.paths as string[]).includes('src/app/handler.ts')) ? rows : undefined;
+    });
+    expect(JSON.stringify(signals)).not.toContain('reconcileLedgerEntries');
+
+    write(root, 'src/app/fresh.py', 'def settle_invoice():\n    pass\n');
+    fs.rmSync(path.join(root, 'src/app/config.ts'));
+    await until(async () => {
+      await replica.sync();
+      const found = resultPaths(replica.query('settle_invoice billingEndpoint', { topN: 10 }));
+      return found.includes('src/app/fresh.py') && !found.includes('src/app/config.ts') ? true : undefined;
+    });
+    // An ignored file never enters, even when saved under an allowed path.
+    write(root, '.gitignore', 'src/generated/\n');
+    write(root, 'src/generated/out.ts', 'export function generatedThing() {}\n');
+    write(root, 'src/app/marker.ts', 'export function markerAfterIgnored() {}\n');
+    await until(async () => {
+      await replica.sync();
+      return resultPaths(replica.query('markerAfterIgnored', { topN: 1 }))[0] === 'src/app/marker.ts' ? true : undefined;
+    });
+    await live.settled();
+    expect(resultPaths(live.query('generatedThing', { topN: 10 }))).not.toContain('src/generated/out.ts');
+  }, 60_000);
+
+  test('HEAD moving (a commit made while watching) records a commit signal and refreshes git signals', async () => {
+    const root = fixture();
+    const { live, workspaceId } = await startLive(root, {});
+    const before = live.status().head;
+    commit(root, { 'src/app/ledger.ts': 'export function postLedger() {}\n' }, '2024-05-01T00:00:00Z');
+    const row = await until(async () => {
+      const rows = await store.signals.listRecent('commit', { workspaceId });
+      return rows.find((r) => r.payload.previous === before);
+    }, 10_000);
+    expect(row.payload.head).not.toBe(before);
+    expect(live.status().head).toBe(row.payload.head);
+  }, 60_000);
+});

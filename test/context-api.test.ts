@@ -1,0 +1,135 @@
+/**
+ * `POST /v1/context` from the separate context process, against the index the daemon stored, in
+ * both topologies: embedded (the context process reads through the daemon, which alone may open
+ * PGlite) and server (it reads PostgreSQL itself). Real CLI processes, real git, real HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI, freePort, gitSnapshot, sous } from './support/cli';
+import { rawRequest } from './support/http';
+import { makeGitRepo, rmTempDir, writeFile } from './support/tmp';
+import { embeddedTopology, serverTopology } from './support/topologies';
+import { until } from './support/wait';
+
+const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
+
+interface Item { rank: number; path: string; score: number; tokens: number; rationale: { signal: string }[]; snippet: { start_line: number; end_line: number; text: string } }
+
+describe.each([embeddedTopology(), serverTopology('ctxapi')])('context API, $name', (topology) => {
+  let repo: string;
+  let env: NodeJS.ProcessEnv;
+  let daemonPort: number;
+  let port: number;
+  let context: ChildProcess;
+  let before: ReturnType<typeof gitSnapshot>;
+
+  const ask = (body: unknown, p = port) =>
+    rawRequest({ port: p, method: 'POST', path: '/v1/context', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const paths = (items: Item[]) => items.map((i) => i.path);
+
+  beforeAll(async () => {
+    repo = makeGitRepo();
+    writeFile(repo, 'src/user.ts', 'export function getUserName(id: string): string {\n  return lookup(id).name;\n}\n');
+    writeFile(repo, 'src/report.ts', "import { getUserName } from './user';\nexport const line = (id: string) => `user ${getUserName(id)}`;\n");
+    writeFile(repo, 'src/billing.ts', `// billing provider\nexport const billingToken = '${KEY}';\n`);
+    writeFile(repo, 'src/prod.env', `BILLING_TOKEN=${KEY}\n`);
+    writeFile(repo, 'scripts/deploy.ts', 'export const getUserNameDeploy = 1; // billingToken\n');
+    before = gitSnapshot(repo);
+    env = await topology.env();
+    daemonPort = await freePort();
+    const up = await sous(['up', '--path', repo, '--port', String(daemonPort), '--json'], { env });
+    expect(up.code).toBe(0);
+    await until(async () => ((await rawRequest({ port: daemonPort, path: '/status' })).json.index?.state === 'ready' ? true : undefined), 60_000);
+    port = await freePort();
+    context = spawn(process.execPath, [CLI, 'proxy', '--context-only', '--path', repo, '--port', String(port)], { env, stdio: 'ignore' });
+    await until(async () => ((await ask({ prompt: 'getUserName' }).catch(() => undefined))?.status === 200 ? true : undefined), 30_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    context?.kill('SIGTERM');
+    await sous(['down', '--path', repo], { env });
+    await topology.cleanup();
+    rmTempDir(repo);
+  }, 60_000);
+
+  test('answers from the stored index: ranked files with score, rationale, snippet and tokens, like the daemon', async () => {
+    const res = await ask({ prompt: 'getUserName returns undefined for new users', top_n: 3 });
+    expect(res.status).toBe(200);
+    const items = res.json.items as Item[];
+    expect(items[0]).toMatchObject({ rank: 1, path: 'src/user.ts' });
+    expect(items[0]!.rationale.map((r) => r.signal)).toContain('symbol_defined');
+    expect(items[0]!.snippet.text).toContain('getUserName');
+    expect(items[0]!.tokens).toBeGreaterThan(0);
+    expect(paths(items)).toContain('src/report.ts');
+    const scores = items.map((i) => i.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(res.json.stats).toMatchObject({ index_state: 'ready', files_indexed: 4 });
+    const fromDaemon = await ask({ prompt: 'getUserName returns undefined for new users', top_n: 3 }, daemonPort);
+    expect(paths(fromDaemon.json.items)).toEqual(paths(items));
+  });
+
+  test('never answers with an excluded or out-of-scope file, and redacts a planted sk- key', async () => {
+    const res = await ask({ prompt: `billingToken ${KEY} in src/prod.env and scripts/deploy.ts getUserNameDeploy`, top_n: 50 });
+    expect(res.status).toBe(200);
+    expect(paths(res.json.items)).toContain('src/billing.ts');
+    expect(paths(res.json.items)).not.toContain('src/prod.env');
+    expect(paths(res.json.items)).not.toContain('scripts/deploy.ts');
+    expect(res.text).not.toContain(KEY);
+    expect(res.json.items.find((i: Item) => i.path === 'src/billing.ts').snippet.text).toContain('[redacted]');
+  });
+
+  test('fits a token budget', async () => {
+    const res = await ask({ prompt: 'getUserName report line billing', top_n: 10, budget_tokens: 12 });
+    expect(res.status).toBe(200);
+    const total = (res.json.items as Item[]).reduce((sum, i) => sum + i.tokens, 0);
+    expect(total).toBeLessThanOrEqual(12);
+  });
+
+  test('a save in the repository becomes visible through the context process', async () => {
+    writeFile(repo, 'src/ledger.ts', 'export function reconcileLedgerEntries() {\n  return 0;\n}\n');
+    const found = await until(async () => {
+      const res = await ask({ prompt: 'reconcileLedgerEntries is off by one', top_n: 1 });
+      return res.json.items?.[0]?.path === 'src/ledger.ts' ? res.json.items[0] : undefined;
+    }, 10_000);
+    expect(found.snippet.text).toContain('reconcileLedgerEntries');
+  });
+
+  test('bad input gets 400 with what to change and where', async () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{}, 'body.prompt', /prompt is required/],
+      [{ prompt: '   ' }, 'body.prompt', /prompt is empty/],
+      [{ prompt: 42 }, 'body.prompt', /prompt must be a string/],
+      [{ prompt: 'x', top_n: 0 }, 'body.top_n', /top_n must be an integer from 1 to 50/],
+      [{ prompt: 'x', top_n: 51 }, 'body.top_n', /top_n must be an integer from 1 to 50/],
+      [{ prompt: 'x', top_n: '3' }, 'body.top_n', /top_n must be an integer/],
+      [{ prompt: 'x', top_n: 2.5 }, 'body.top_n', /top_n must be an integer/],
+      [{ prompt: 'x'.repeat(32_001) }, 'body.prompt', /longer than 32000 characters/],
+      [{ prompt: 'x', budget_tokens: -1 }, 'body.budget_tokens', /budget_tokens must be an integer/],
+      [{ prompt: 'x', topN: 3 }, 'body.topN', /not a field of a context request/],
+      [[1, 2], 'body', /must be of type object/],
+    ];
+    for (const [body, where, message] of cases) {
+      const res = await ask(body);
+      expect({ body, status: res.status, where: res.json.error?.where }).toEqual({ body, status: 400, where });
+      expect(res.json.error.message).toMatch(message);
+    }
+    const notJson = await ask('{"prompt": ');
+    expect(notJson.status).toBe(400);
+    expect(notJson.json.error.code).toBe('invalid_json');
+    const text = await rawRequest({ port, method: 'POST', path: '/v1/context', headers: { 'content-type': 'text/plain' }, body: 'getUserName' });
+    expect(text.status).toBe(415);
+  });
+
+  test('sous context asks the running daemon instead of opening the store', async () => {
+    const res = await sous(['context', '--path', repo, '--prompt', 'getUserName', '--json'], { env });
+    expect(res.code).toBe(0);
+    expect(res.json.stats.answered_by).toBe('daemon');
+    expect(res.json.items[0].path).toBe('src/user.ts');
+  });
+
+  test('the repository is as the test left it: Sous wrote nothing there', () => {
+    const after = gitSnapshot(repo);
+    expect(after.head).toBe(before.head);
+    // The only change is the file the save test wrote.
+    expect(after.porcelain.split('\n').filter((l) => l && !before.porcelain.includes(l))).toEqual(['?? src/ledger.ts']);
+  });
+});
