@@ -1,11 +1,11 @@
 /**
- * `sous context`: the one-shot ranking command for scripts and evaluation, on a real repository.
- * (The store-backed index, file watching and /v1/context come with the rest of the retrieval work.)
+ * `sous context`: the one-shot ranking command for scripts and evaluation, on a real repository,
+ * without a daemon: it indexes into the workspace's store on first use and reuses it after.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gitSnapshot, sous } from './support/cli';
-import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
+import { makeEmptyGitRepo, makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 
 describe('sous context', () => {
   let repo: string;
@@ -62,6 +62,36 @@ describe('sous context', () => {
       expect(res.stderr).toMatch(/not a git repository/);
     } finally {
       rmTempDir(dir);
+    }
+  });
+
+  test('indexes on first use and reuses .sous/ after: a second run reads only what changed', async () => {
+    const first = await sous(['context', '--path', repo, '--prompt', 'getUserName', '--json']);
+    expect(first.code).toBe(0);
+    const again = await sous(['context', '--path', repo, '--prompt', 'getUserName', '--json']);
+    expect(again.json.stats).toMatchObject({ answered_by: 'cli', reads: 0 });
+    fs.writeFileSync(path.join(repo, 'src', 'audit.ts'), 'export function auditTrail() {}\n');
+    const changed = await sous(['context', '--path', repo, '--prompt', 'auditTrail', '--json']);
+    expect(changed.json.stats.reads).toBe(1);
+    expect(changed.json.items[0].path).toBe('src/audit.ts');
+    fs.rmSync(path.join(repo, 'src', 'audit.ts'));
+    // The state folder is Sous's own and ignored by git: the repository looks untouched.
+    expect(gitSnapshot(repo)).toEqual(before);
+  });
+
+  test('works on a repository with no commits and answers an empty list when nothing matches', async () => {
+    const empty = makeEmptyGitRepo();
+    try {
+      const none = await sous(['context', '--path', empty, '--prompt', 'anything at all', '--json']);
+      expect(none.code).toBe(0);
+      expect(none.json.items).toEqual([]);
+      writeFile(empty, 'src/a.ts', 'export function onlyUntracked() {}\n');
+      const found = await sous(['context', '--path', empty, '--prompt', 'onlyUntracked', '--json']);
+      expect(found.json.items.map((i: { path: string }) => i.path)).toEqual(['src/a.ts']);
+      const text = await sous(['context', '--path', empty, '--prompt', 'zzz nothing here']);
+      expect(text.stdout).toMatch(/No file in scope matches this prompt/);
+    } finally {
+      rmTempDir(empty);
     }
   });
 });

@@ -126,6 +126,16 @@ describe.each([embeddedTopology(), serverTopology('ctxapi')])('context API, $nam
     expect(res.json.items[0].path).toBe('src/user.ts');
   });
 
+  test('status reports the index and what the privacy scope leaves out, suggesting globs without widening it', async () => {
+    const status = await rawRequest({ port: daemonPort, path: '/status' });
+    expect(status.json.index).toMatchObject({ state: 'ready', watch: 'native', scope: { out_of_scope_code: 1, suggested_globs: ['scripts/**'] } });
+    const text = await sous(['status', '--path', repo], { env });
+    expect(text.stdout).toMatch(/^index\s+ready, \d+ files/m);
+    expect(text.stdout).toMatch(/^scope\s+\d+ of \d+ files in privacy.allowed_paths; 1 code files left out \(to include them: sous config set privacy.allowed_paths '\["src\/\*\*","docs\/\*\*","scripts\/\*\*"\]'\)/m);
+    const config = await sous(['config', 'get', 'privacy.allowed_paths', '--path', repo, '--json'], { env });
+    expect(config.stdout).not.toContain('scripts');
+  });
+
   test('the repository is as the test left it: Sous wrote nothing there', () => {
     const after = gitSnapshot(repo);
     expect(after.head).toBe(before.head);

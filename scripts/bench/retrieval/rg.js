@@ -28,8 +28,8 @@ function timed(cwd, args) {
 function rgFigures(repo) {
   if (!fs.existsSync(RG)) return { na: 'rg not installed (apt-get install -y ripgrep)' };
   const dirs = ['src', 'docs'].filter((d) => fs.existsSync(path.join(repo, d)));
-  const files = timed(repo, ['--files', ...dirs]);
-  const count = timed(repo, ['-c', '-w', IDENTIFIER, ...dirs]);
+  const files = timed(repo, ['--files', '--hidden', ...dirs]);
+  const count = timed(repo, ['-c', '--hidden', '-w', IDENTIFIER, ...dirs]);
   const lines = count.out.split('\n').filter((l) => l !== '');
   return {
     files: { ms: files.ms, count: files.out.split('\n').filter((l) => l !== '').length },

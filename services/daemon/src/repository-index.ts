@@ -5,7 +5,7 @@
  */
 import type { SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
-import { LiveIndex, scopePolicyFromConfig } from '@sous/retrieval';
+import { LiveIndex, scopeCoverage, scopePolicyFromConfig, type ScopeCoverage } from '@sous/retrieval';
 import type { Store } from '@sous/store';
 
 /** Privacy keys whose change means files must be read again under the new policy. */
@@ -14,10 +14,25 @@ function privacyKey(config: SousConfig): string {
   return JSON.stringify([p.allowed_paths, p.excluded_patterns, p.redact_patterns]);
 }
 
+/** What `/status` says about the scope. */
+export interface ScopeSummary {
+  total_files: number;
+  in_scope: number;
+  out_of_scope: number;
+  out_of_scope_code: number;
+  suggested_globs: string[];
+}
+
+function summary(c: ScopeCoverage): ScopeSummary {
+  return { total_files: c.total, in_scope: c.inScope, out_of_scope: c.outOfScope, out_of_scope_code: c.outOfScopeCode, suggested_globs: c.suggestedGlobs };
+}
+
 export interface DaemonIndex {
   live: LiveIndex;
   /** Resolves when the first catch-up is done (or failed; the failure is in the status). */
   ready: Promise<void>;
+  /** How much of the repository the privacy scope covers (null until first measured); never widens the scope. */
+  scope(): ScopeSummary | null;
   /** Called on every config reload. */
   configChanged(config: SousConfig): void;
   stop(): Promise<void>;
@@ -34,6 +49,16 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
     watch: { polling: options.polling },
     onNotice: (message) => logger.warn(message),
   });
+  let scope: ScopeSummary | null = null;
+  const measure = (config: SousConfig): Promise<void> =>
+    scopeCoverage(options.root, scopePolicyFromConfig(config)).then(
+      (c) => {
+        scope = summary(c);
+        if (c.outOfScopeCode > 0) logger.warn({ out_of_scope_code: c.outOfScopeCode, suggested_globs: c.suggestedGlobs }, 'privacy.allowed_paths leaves code files out of the index (sous doctor)');
+      },
+      () => undefined,
+    );
+  void measure(options.config);
   const started = Date.now();
   const ready = live.start().then(
     () => {
@@ -45,10 +70,12 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
   return {
     live,
     ready,
+    scope: () => scope,
     configChanged(config) {
       const next = privacyKey(config);
       if (next === current) return;
       current = next;
+      void measure(config);
       logger.info('privacy settings changed; re-reading the repository under the new scope');
       void ready.then(() => live.rebuild(scopePolicyFromConfig(config))).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'index rebuild failed'));
     },

@@ -20,6 +20,31 @@ interface StatusBody {
   policy: { bundle: string };
   backend: { base_url: string; model: string; reachable: boolean | null; model_present: boolean | null; error?: string };
   watch: { mode: string; reason?: string };
+  index?: {
+    state: string; files_indexed: number; watch: string; updated_at: string | null; error: string | null;
+    scope: { total_files: number; in_scope: number; out_of_scope_code: number; suggested_globs: string[] } | null;
+  };
+}
+
+/** The index line, and the scope line that says what the privacy scope leaves out (never widened silently). */
+function indexRows(s: StatusBody, allowed: string[]): Array<[string, string]> {
+  if (!s.index) return [];
+  const i = s.index;
+  const rows: Array<[string, string]> = [['index', `${i.state}, ${i.files_indexed} files${i.updated_at ? `, updated ${i.updated_at}` : ''}${i.error ? `: ${i.error}` : ''}`]];
+  if (i.scope) {
+    const left = i.scope.out_of_scope_code > 0 ? `; ${i.scope.out_of_scope_code} code files left out` : '';
+    const hint = i.scope.suggested_globs.length > 0 ? ` (to include them: sous config set privacy.allowed_paths '${JSON.stringify([...allowed, ...i.scope.suggested_globs])}')` : '';
+    rows.push(['scope', `${i.scope.in_scope} of ${i.scope.total_files} files in privacy.allowed_paths${left}${hint}`]);
+  }
+  return rows;
+}
+
+function allowedPaths(configPath: string): string[] {
+  try {
+    return loadConfig(configPath).privacy.allowed_paths;
+  } catch {
+    return [];
+  }
 }
 
 export function registerStatusCommands(program: Command): void {
@@ -52,6 +77,7 @@ export function registerStatusCommands(program: Command): void {
           ['queue', `${s.queue.kind} ${s.queue.ok ? 'ok' : 'failing'}${s.queue.detail ? `: ${s.queue.detail}` : ''}`],
           ['model backend', `${s.backend.base_url} ${backend}`],
           ['file watching', s.watch.mode === 'polling' ? `polling (${s.watch.reason ?? 'watch limit exhausted'})` : 'native'],
+          ...indexRows(s, allowedPaths(paths.config)),
         ]);
       }),
     );
