@@ -136,6 +136,19 @@ describe.each([embeddedTopology(), serverTopology('ctxapi')])('context API, $nam
     expect(config.stdout).not.toContain('scripts');
   });
 
+  test('a privacy change while running re-reads under the new scope, and the context process follows', async () => {
+    const set = await sous(['config', 'set', 'privacy.redact_patterns', '["sk-[A-Za-z0-9]{20,}", "provider"]', '--path', repo], { env });
+    expect(set.code).toBe(0);
+    const item = await until(async () => {
+      const res = await ask({ prompt: 'billingToken', top_n: 1 });
+      const top = res.json.items?.[0] as Item | undefined;
+      return top?.path === 'src/billing.ts' && top.snippet.text.includes('billing [redacted]') ? top : undefined;
+    }, 15_000);
+    expect(item.snippet.text).not.toContain(KEY);
+    const restored = await sous(['config', 'set', 'privacy.redact_patterns', '["sk-[A-Za-z0-9]{20,}"]', '--path', repo], { env });
+    expect(restored.code).toBe(0);
+  });
+
   test('the repository is as the test left it: Sous wrote nothing there', () => {
     const after = gitSnapshot(repo);
     expect(after.head).toBe(before.head);

@@ -38,20 +38,24 @@ async function loadTest(port, clients, count) {
   const lat = [];
   let next = 0;
   let errors = 0;
+  const errorKinds = {};
   const worker = async () => {
     while (next < count) {
       const prompt = PROMPTS[next++ % PROMPTS.length];
       const t = process.hrtime.bigint();
-      const res = await request(agent, port, 'POST', '/v1/context', { prompt, top_n: 10 }).catch(() => ({ status: 0 }));
+      const res = await request(agent, port, 'POST', '/v1/context', { prompt, top_n: 10 }).catch((err) => ({ status: /timed out/.test(err.message) ? 'timeout' : err.code || 'error' }));
       lat.push(Number(process.hrtime.bigint() - t) / 1e6);
-      if (res.status !== 200) errors++;
+      if (res.status !== 200) {
+        errors++;
+        errorKinds[res.status] = (errorKinds[res.status] || 0) + 1;
+      }
     }
   };
   const started = Date.now();
   await Promise.all(Array.from({ length: clients }, worker));
   const seconds = (Date.now() - started) / 1000;
   agent.destroy();
-  return { n: lat.length, p50: round(percentile(lat, 50)), p99: round(percentile(lat, 99)), rps: round(lat.length / seconds), errors };
+  return { n: lat.length, p50: round(percentile(lat, 50)), p99: round(percentile(lat, 99)), rps: round(lat.length / seconds), errors, errorKinds };
 }
 
 /** Save-to-visible: append a fresh identifier to a file and poll until that file ranks first. */
@@ -106,7 +110,7 @@ async function startDaemon(repo, port, log) {
     async () => {
       const res = await request(agent, port, 'GET', '/status');
       last = res.body && res.body.index;
-      if (last && last.files_indexed !== undefined) log(`daemon: ${last.state}, ${last.files_indexed} files`);
+      if (last) log(`daemon: ${last.state}, ${last.files_indexed} files, ${((Date.now() - started) / 1000).toFixed(0)} s`);
       return last && (last.state === 'ready' || last.state === 'failed');
     },
     { everyMs: 200, timeoutMs: READY_TIMEOUT_MS },

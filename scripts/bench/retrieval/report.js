@@ -38,7 +38,8 @@ function rows(r) {
     const rss = `<= ${TARGETS.daemonRssMb} MB`;
     out.push(isNa(h.daemonMemory) ? naRow('daemon RSS (peak)', h.daemonMemory, rss) : ['daemon RSS (peak)', `${h.daemonMemory.hwmMb} MB (now ${h.daemonMemory.rssMb} MB)`, rss, status(h.daemonMemory.hwmMb <= TARGETS.daemonRssMb)]);
     out.push(isNa(h.contextMemory) ? naRow('context process RSS (peak)', h.contextMemory) : ['context process RSS (peak)', `${h.contextMemory.hwmMb} MB (now ${h.contextMemory.rssMb} MB)`, '', '']);
-    const lat = (l) => `p50 ${l.p50} ms, p99 ${l.p99} ms (n=${l.n}, ${l.rps} req/s${l.errors ? `, ${l.errors} errors` : ''})`;
+    const errors = (l) => Object.entries(l.errorKinds || {}).map(([k, n]) => `${n}x ${k}`).join(', ');
+    const lat = (l) => `p50 ${l.p50} ms, p99 ${l.p99} ms (n=${l.n}, ${l.rps} req/s${l.errors ? `; failed: ${errors(l)}` : ''})`;
     out.push(isNa(h.latency1) ? naRow('/v1/context, 1 client', h.latency1) : ['/v1/context, 1 client', lat(h.latency1), '', h.latency1.errors ? 'ERRORS' : '']);
     const t50 = `p50 <= ${TARGETS.context50P50Ms} ms, p99 <= ${TARGETS.context50P99Ms} ms`;
     out.push(

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Store } from '@sous/store';
-import { IndexReplica, LiveIndex, storeIndexFeed } from '../src';
+import { createScopePolicy, IndexReplica, LiveIndex, storeIndexFeed } from '../src';
 import { pgliteFactory, postgresFactory, type StoreFactory } from '../../store/test/helpers';
 import { until } from '../../../test/support/wait';
 import { cleanupFixtures, commit, defaultPolicy, fixture, git, resultPaths, SECRET, write } from './indexer-fixture';
@@ -33,9 +33,9 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     cleanupFixtures();
   });
 
-  async function startLive(root: string, watch: false | { polling?: boolean } = false): Promise<{ live: LiveIndex; workspaceId: string }> {
+  async function startLive(root: string, watch: false | { polling?: boolean } = false, policy = defaultPolicy()): Promise<{ live: LiveIndex; workspaceId: string }> {
     const workspace = await store.workspaces.upsertByRoot({ rootPath: root });
-    const live = new LiveIndex({ root, policy: defaultPolicy(), store, workspaceId: workspace.id, watch });
+    const live = new LiveIndex({ root, policy, store, workspaceId: workspace.id, watch });
     running.push(live);
     await live.start();
     return { live, workspaceId: workspace.id };
@@ -84,6 +84,20 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     await replica.sync();
     expect(replica.status().files_indexed).toBe(10);
     expect(resultPaths(replica.query('auditTrail', { topN: 3 }))[0]).toBe('src/app/audit.ts');
+  }, 60_000);
+
+  test('a restart under a changed privacy scope re-reads everything and drops what the new scope excludes', async () => {
+    const root = fixture();
+    const first = await startLive(root);
+    await first.live.stop();
+    const narrower = createScopePolicy({ allowedPaths: ['src/**'], excludedPatterns: ['**/*.env', 'src/pricing/**'], redactPatterns: ['sk-[A-Za-z0-9]{20,}', 'billing\\.example\\.com'] });
+    const second = await startLive(root, false, narrower);
+    expect(second.live.status().reads).toBe(second.live.status().files_indexed);
+    const replica = new IndexReplica(storeIndexFeed(store.repositoryIndex, first.workspaceId));
+    await replica.sync();
+    const answer = replica.query('apply_discount billingEndpoint guide', { topN: 20 });
+    expect(resultPaths(answer).filter((p) => p.startsWith('src/pricing/') || p.startsWith('docs/'))).toEqual([]);
+    expect(JSON.stringify(answer)).not.toContain('billing.example.com');
   }, 60_000);
 
   test('the watcher applies a save, a new file and a deletion, stores them and records file_change', async () => {

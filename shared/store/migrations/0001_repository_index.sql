@@ -30,6 +30,7 @@ CREATE TABLE "index_state" (
 	"files_indexed" integer DEFAULT 0 NOT NULL,
 	"skipped" jsonb NOT NULL,
 	"error" text,
+	"scope_key" text,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "index_state_state_check" CHECK ("index_state"."state" IN ('indexing', 'ready', 'failed'))
 );

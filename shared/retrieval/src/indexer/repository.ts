@@ -68,6 +68,11 @@ export class RepositoryIndex {
     };
   }
 
+  /** Whether `path` is indexed. */
+  has(path: string): boolean {
+    return this.entries.has(path);
+  }
+
   /** Number of indexed files. */
   get size(): number {
     return this.entries.size;
@@ -160,7 +165,7 @@ export class RepositoryIndex {
       for (const path of delta.removed) this.dropPath(path);
       const touched = new Set<string>();
       for (const file of delta.upserted) {
-        const key = blobKey(file.sha256, file.language);
+        const key = file.storedKey ?? blobKey(file.sha256, file.language);
         if (this.entries.get(file.path)?.blob.key === key) continue;
         const blob = await this.blobs.adopt(key, file.text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
         this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text: file.text }, blob, fingerprint: file.fingerprint }, false);

@@ -7,6 +7,12 @@ import type { IndexFileRow, IndexState, RepositoryIndexRepository } from '@sous/
 import type { Language } from '../scope';
 import type { SymbolDefinition, SymbolImport } from '../symbols';
 import type { IndexDelta, StoredFile, StoredSignals } from '../indexer';
+import type { ScopePolicy } from '../scope';
+
+/** A fingerprint of what decides which files are read and how they are redacted. */
+export function scopeKey(policy: ScopePolicy): string {
+  return JSON.stringify([policy.allowedPaths, policy.excludedPatterns, policy.redactPatterns.map((r) => r.source)]);
+}
 
 /** What changed after the generation a reader holds. */
 export interface StoredChanges {
@@ -18,6 +24,8 @@ export interface StoredChanges {
   head: string | null;
   /** One line when state is failed. */
   error: string | null;
+  /** The privacy scope the stored texts were read under (see `scopeKey`). */
+  scope_key: string | null;
   delta: IndexDelta;
 }
 
@@ -41,7 +49,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
     async changesSince(since, knownHead) {
       // State first: rows committed after it are re-read next time, never missed.
       const state = await repo.state(workspaceId);
-      if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, delta: { upserted: [], removed: [] } };
+      if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, scope_key: null, delta: { upserted: [], removed: [] } };
       const rows = state.generation > since ? await repo.filesSince(workspaceId, since) : [];
       const live = rows.filter((r) => !r.removed && r.blobKey !== null);
       const blobs = new Map((await repo.blobs(workspaceId, [...new Set(live.map((r) => r.blobKey as string))])).map((b) => [b.key, b]));
@@ -61,6 +69,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
           text: blob.text,
           definitions: symbols.definitions ?? [],
           imports: symbols.imports ?? [],
+          storedKey: row.blobKey as string,
         });
       }
       const delta: IndexDelta = { upserted, removed };
@@ -68,7 +77,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
         const signals = state.signals as Partial<StoredSignals>;
         delta.signals = { head: state.head, recency: signals.recency ?? {}, coChange: signals.coChange ?? {} };
       }
-      return { generation: state.generation, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, delta };
+      return { generation: state.generation, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, scope_key: state.scopeKey, delta };
     },
   };
 }

@@ -7,7 +7,7 @@ import type { IndexState, Store } from '@sous/store';
 import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOptions, type RefreshResult } from '../indexer';
 import { headCommit, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
-import { storeIndexFeed, type IndexFeed } from './feed';
+import { scopeKey, storeIndexFeed, type IndexFeed } from './feed';
 import { IndexWriter } from './writer';
 
 /** A batch of saves larger than this is handled as one re-listing (a checkout, a formatter run). */
@@ -57,7 +57,7 @@ export class LiveIndex {
 
   constructor(private readonly options: LiveIndexOptions) {
     this.index = new RepositoryIndex(options.root, options.policy);
-    this.writer = new IndexWriter(options.store.repositoryIndex, options.workspaceId, this.index);
+    this.writer = new IndexWriter(options.store.repositoryIndex, options.workspaceId, this.index, scopeKey(options.policy));
     this.feed = storeIndexFeed(options.store.repositoryIndex, options.workspaceId);
   }
 
@@ -69,7 +69,12 @@ export class LiveIndex {
     try {
       const stored = await this.feed.changesSince(0);
       const previousHead = stored.head;
-      await this.index.applyStored(stored.delta);
+      // Texts stored under another scope (allowed paths, exclusions, redaction changed while the
+      // daemon was down) are not trusted: everything is read again and the old rows are replaced.
+      const sameScope = stored.scope_key === scopeKey(this.options.policy);
+      // Restored under the in-memory key, so a re-read of unchanged bytes is recognised as unchanged.
+      if (sameScope) await this.index.applyStored({ ...stored.delta, upserted: stored.delta.upserted.map(({ storedKey: _key, ...file }) => file) });
+      const stale = sameScope ? [] : stored.delta.upserted.map((f) => f.path);
       await this.flush('indexing');
       // Watch first, so a save during the catch-up is not lost between listing and watching.
       if (this.options.watch !== false) {
@@ -84,6 +89,8 @@ export class LiveIndex {
       await this.serial(async () => {
         await this.index.refresh(this.options.onProgress);
         this.head = this.index.stats().head;
+        const gone = stale.filter((path) => !this.index.has(path));
+        if (gone.length > 0) await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });
         await this.flush('ready');
         if (stored.state !== null && this.head !== previousHead) await this.commitSignal(previousHead);
       });
@@ -133,7 +140,7 @@ export class LiveIndex {
       const next = await buildRepositoryIndex(this.options.root, policy);
       const kept = new Set(next.snapshot().map((f) => f.path));
       this.index = next;
-      this.writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next);
+      this.writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next, scopeKey(policy));
       // The new index reports every file as added; paths it no longer holds are removed explicitly.
       const gone = [...before].filter((p) => !kept.has(p));
       await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });

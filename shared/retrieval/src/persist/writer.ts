@@ -1,4 +1,5 @@
 /** Writing the index to the store: the daemon flushes what changed after every build or update. */
+import { createHash } from 'node:crypto';
 import type { IndexState, RepositoryIndexRepository } from '@sous/store';
 import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
 
@@ -19,7 +20,13 @@ export class IndexWriter {
     private readonly repo: RepositoryIndexRepository,
     private readonly workspaceId: string,
     private readonly index: RepositoryIndex,
+    /** Stored with every write: the scope the texts were read under. */
+    private readonly scopeKey?: string,
   ) {}
+
+  private get scopeTag(): string {
+    return createHash('sha256').update(this.scopeKey ?? '').digest('hex').slice(0, 12);
+  }
 
   /** Writes the changes taken from the index, with `state` (and `error` when failed). */
   flush(state: IndexState, error?: string): Promise<FlushResult> {
@@ -34,7 +41,8 @@ export class IndexWriter {
     const stats = this.index.stats();
     const blobs = new Map<string, { key: string; text: string; symbols: Record<string, unknown> }>();
     const upsert = delta.upserted.map((f) => {
-      const key = blobKey(f.sha256, f.language);
+      // The same bytes redacted under another scope are another stored text.
+      const key = `${blobKey(f.sha256, f.language)}:${this.scopeTag}`;
       blobs.set(key, { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } });
       return { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) };
     });
@@ -47,6 +55,7 @@ export class IndexWriter {
         filesIndexed: stats.files_indexed,
         skipped: stats.skipped as Record<string, number>,
         error: error ?? null,
+        ...(this.scopeKey === undefined ? {} : { scopeKey: this.scopeKey }),
         ...(delta.signals === undefined ? {} : { head: delta.signals.head, signals: { recency: delta.signals.recency, coChange: delta.signals.coChange } }),
       },
     });

@@ -31,6 +31,7 @@ export interface IndexStateInput {
   filesIndexed?: number;
   skipped?: Record<string, number>;
   error?: string | null;
+  scopeKey?: string;
 }
 
 /** One write: files upserted, paths removed, blobs added, state replaced; all or nothing. */
@@ -83,6 +84,7 @@ export function createRepositoryIndexRepository(db: StoreDb): RepositoryIndexRep
             ...(s.filesIndexed !== undefined ? { filesIndexed: s.filesIndexed } : {}),
             ...(s.skipped !== undefined ? { skipped: s.skipped } : {}),
             error: s.error ?? null,
+            ...(s.scopeKey !== undefined ? { scopeKey: s.scopeKey } : {}),
           };
           // The upsert takes the row lock, so concurrent writers get distinct generations.
           const [row] = await tx

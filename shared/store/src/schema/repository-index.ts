@@ -63,6 +63,8 @@ export const indexState = pgTable(
     skipped: jsonb('skipped').$type<Record<string, number>>().notNull(),
     /** One line when state is failed. */
     error: text('error'),
+    /** Fingerprint of the privacy scope the stored texts were read under; another scope re-reads everything. */
+    scopeKey: text('scope_key'),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
   },
   (t) => [check('index_state_state_check', oneOf(t.state, INDEX_STATES))],
