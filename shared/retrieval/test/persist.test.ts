@@ -137,6 +137,27 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     expect(resultPaths(live.query('generatedThing', { topN: 10 }))).not.toContain('src/generated/out.ts');
   }, 60_000);
 
+  test('polling mode (watch limit exhausted, network file systems) still sees saves and deletions by re-listing', async () => {
+    const root = fixture();
+    const { live, workspaceId } = await startLive(root, { polling: true });
+    expect(live.status().watch).toBe('polling');
+    const replica = new IndexReplica(storeIndexFeed(store.repositoryIndex, workspaceId));
+    write(root, 'src/app/polled.ts', 'export function seenByPolling() {}\n');
+    fs.rmSync(path.join(root, 'src/app/notes.ts'));
+    await until(async () => {
+      await replica.sync();
+      const found = resultPaths(replica.query('seenByPolling loadUserProfile', { topN: 10 }));
+      return found[0] === 'src/app/polled.ts' && !found.includes('src/app/notes.ts') ? true : undefined;
+    }, 10_000);
+    const rows = await store.signals.listRecent('file_change', { workspaceId });
+    expect(rows.some((r) => (r.payload.paths as string[]).includes('src/app/polled.ts'))).toBe(true);
+    // Idle ticks write nothing: the generation stays put while nothing changes.
+    await live.settled();
+    const generation = live.status().generation;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(live.status().generation).toBe(generation);
+  }, 60_000);
+
   test('HEAD moving (a commit made while watching) records a commit signal and refreshes git signals', async () => {
     const root = fixture();
     const { live, workspaceId } = await startLive(root, {});

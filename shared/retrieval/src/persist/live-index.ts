@@ -8,7 +8,7 @@ import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOp
 import { headCommit, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
 import { scopeKey, storeIndexFeed, type IndexFeed } from './feed';
-import { IndexWriter } from './writer';
+import { IndexWriter, type FlushResult } from './writer';
 
 /** A batch of saves larger than this is handled as one re-listing (a checkout, a formatter run). */
 export const MAX_FILE_BATCH = 64;
@@ -161,7 +161,7 @@ export class LiveIndex {
   }
 
   private async filesChanged(paths: string[]): Promise<void> {
-    let changed: string[] = [];
+    const changed: string[] = [];
     if (paths.length > MAX_FILE_BATCH) {
       const result: RefreshResult = await this.index.refresh();
       if (result.added + result.changed + result.removed === 0) return;
@@ -173,30 +173,33 @@ export class LiveIndex {
       if (changed.length === 0) return;
     }
     const flushed = await this.flush('ready');
-    if (changed.length === 0) changed = paths;
-    await this.options.store.signals.append({
-      kind: 'file_change',
-      workspaceId: this.options.workspaceId,
-      payload: { paths: changed.slice(0, SIGNAL_PATHS), count: changed.length, generation: flushed },
-    });
+    await this.fileChangeSignal(changed.length > 0 ? changed : flushed.paths, flushed.generation);
   }
 
   private async headMoved(): Promise<void> {
     const now = await headCommit(this.options.root);
     if (now === this.head) return;
-    const previous = this.head;
-    await this.index.refresh();
-    this.head = this.index.stats().head;
-    await this.flush('ready');
-    await this.commitSignal(previous);
+    await this.resync();
   }
 
+  /** Re-lists the repository (HEAD moved, polling tick, missed events); writes and signals only what changed. */
   private async resync(): Promise<void> {
     const previous = this.head;
-    await this.index.refresh();
+    const result = await this.index.refresh();
     this.head = this.index.stats().head;
-    await this.flush('ready');
-    if (this.head !== previous) await this.commitSignal(previous);
+    const moved = this.head !== previous;
+    if (result.added + result.changed + result.removed === 0 && !moved) return;
+    const flushed = await this.flush('ready');
+    if (result.added + result.changed + result.removed > 0 && !moved) await this.fileChangeSignal(flushed.paths, flushed.generation);
+    if (moved) await this.commitSignal(previous);
+  }
+
+  private async fileChangeSignal(paths: string[], generation: number): Promise<void> {
+    await this.options.store.signals.append({
+      kind: 'file_change',
+      workspaceId: this.options.workspaceId,
+      payload: { paths: paths.slice(0, SIGNAL_PATHS), count: paths.length, generation },
+    });
   }
 
   private async commitSignal(previous: string | null): Promise<void> {
@@ -207,12 +210,12 @@ export class LiveIndex {
     });
   }
 
-  private async flush(state: IndexState): Promise<number> {
+  private async flush(state: IndexState): Promise<FlushResult> {
     const result = await this.writer.flush(state);
     this.state = state;
     this.error = null;
     this.generation = result.generation;
     this.updatedAt = new Date();
-    return result.generation;
+    return result;
   }
 }

@@ -6,8 +6,8 @@ import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from
 /** What one flush wrote. */
 export interface FlushResult {
   generation: number;
-  upserted: number;
-  removed: number;
+  /** Paths written or removed (content changes and mtime-only updates alike). */
+  paths: string[];
 }
 
 /** Flushes one index's changes to the store tables of one workspace. Flushes run one at a time. */
@@ -60,7 +60,7 @@ export class IndexWriter {
       },
     });
     this.pending = null;
-    return { generation, upserted: upsert.length, removed: delta.removed.length };
+    return { generation, paths: [...delta.upserted.map((f) => f.path), ...delta.removed] };
   }
 }
 

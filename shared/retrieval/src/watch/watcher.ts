@@ -1,7 +1,10 @@
 /**
  * Watching a repository for the index: saves, creations and deletions in the working tree, and
- * HEAD moving (commit, checkout, reset). Native watches (inotify) by default; when the system's
- * watch limit is exhausted (ENOSPC/EMFILE) it falls back to polling and says so. It only reads.
+ * HEAD moving (commit, checkout, reset). Native watches (inotify, one per directory) by default;
+ * when the system's watch limit is exhausted (ENOSPC/EMFILE) it falls back to polling and says so.
+ * Polling the tree is a periodic re-listing (one `git ls-files` and a stat per file, which the index
+ * does anyway), not a stat timer per file: that stays affordable on a 100,000-file repository.
+ * It only reads.
  */
 import * as path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -10,8 +13,8 @@ import { ignoredDirectories, ignorePredicate } from './ignored';
 
 /** Events closer together than this are handled as one batch. */
 export const DEFAULT_DEBOUNCE_MS = 40;
-/** Poll interval in polling mode. */
-export const DEFAULT_POLL_INTERVAL_MS = 300;
+/** Shortest pause between two re-listings in polling mode; a slow re-listing waits twice its own time. */
+export const DEFAULT_POLL_INTERVAL_MS = 500;
 
 export type WatchMode = 'native' | 'polling';
 
@@ -22,8 +25,8 @@ export interface WatcherOptions {
   onFiles(paths: string[]): void;
   /** Called when HEAD or a branch ref may have moved. */
   onHead(): void;
-  /** Called when events may have been missed (mode switch): re-list the repository. */
-  onResync(): void;
+  /** Re-list the repository: events may have been missed (mode switch), or polling mode's tick. */
+  onResync(): Promise<void>;
   /** Called when the watcher changes mode or fails; the watcher keeps going where it can. */
   onNotice?(message: string, mode: WatchMode): void;
   debounceMs?: number;
@@ -38,6 +41,7 @@ export class RepositoryWatcher {
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private headTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
   private currentMode: WatchMode;
   private closed = false;
 
@@ -61,22 +65,40 @@ export class RepositoryWatcher {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.headTimer !== undefined) clearTimeout(this.headTimer);
+    if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
     await Promise.all([this.tree?.close(), this.git?.close()]);
   }
 
   private async open(): Promise<void> {
     const polling = this.currentMode === 'polling';
     const common = { ignoreInitial: true, persistent: true, usePolling: polling, interval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, binaryInterval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS };
-    const ignored = ignorePredicate(this.root, await ignoredDirectories(this.root));
-    this.tree = watch(this.root, { ...common, ignored: (p: string) => ignored(p) });
-    for (const event of ['add', 'change', 'unlink'] as const) this.tree.on(event, (p: string) => this.file(p));
-    this.tree.on('error', (err: unknown) => void this.failed(err));
+    if (polling) {
+      this.tree = undefined;
+      this.schedulePoll(this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    } else {
+      const ignored = ignorePredicate(this.root, await ignoredDirectories(this.root));
+      this.tree = watch(this.root, { ...common, ignored: (p: string) => ignored(p) });
+      for (const event of ['add', 'change', 'unlink'] as const) this.tree.on(event, (p: string) => this.file(p));
+      this.tree.on('error', (err: unknown) => void this.failed(err));
+    }
     // HEAD, the reflog (appended on every commit, checkout and reset) and refs cover every way HEAD moves.
     const gitPaths = ['HEAD', 'logs/HEAD', 'packed-refs', 'refs/heads'].map((p) => path.join(this.gitDir, p));
     this.git = watch(gitPaths, { ...common, ignored: (p: string) => p.endsWith('.lock') });
     for (const event of ['add', 'change', 'unlink'] as const) this.git.on(event, () => this.head());
     this.git.on('error', (err: unknown) => void this.failed(err));
-    await Promise.all([ready(this.tree), ready(this.git)]);
+    await Promise.all([this.tree === undefined ? undefined : ready(this.tree), ready(this.git)]);
+  }
+
+  private schedulePoll(delayMs: number): void {
+    this.pollTimer = setTimeout(() => {
+      const started = Date.now();
+      void this.options
+        .onResync()
+        .catch(() => undefined)
+        .then(() => {
+          if (!this.closed) this.schedulePoll(Math.max(this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 2 * (Date.now() - started)));
+        });
+    }, delayMs);
   }
 
   private file(absolute: string): void {
@@ -104,11 +126,10 @@ export class RepositoryWatcher {
     if (this.closed) return;
     if (code !== undefined && WATCH_LIMIT_CODES.has(code) && this.currentMode === 'native') {
       this.currentMode = 'polling';
-      this.options.onNotice?.(`native file watching unavailable (${code}: the system's watch limit is reached); polling every ${this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS} ms instead (raise fs.inotify.max_user_watches to go back)`, 'polling');
+      this.options.onNotice?.(`native file watching unavailable (${code}: the system's watch limit is reached); re-listing the repository every ${this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS} ms or more instead (raise fs.inotify.max_user_watches to go back)`, 'polling');
       await Promise.all([this.tree?.close(), this.git?.close()]);
+      // Polling starts with a re-listing, which catches anything saved while switching.
       await this.open();
-      // Anything saved while switching is caught by a full refresh.
-      this.options.onResync();
       return;
     }
     this.options.onNotice?.(`file watching error: ${err instanceof Error ? err.message : String(err)}`, this.currentMode);
