@@ -19,6 +19,8 @@ export class FileGraph {
   private readonly files = new Map<string, FileImports>();
   private readonly importers = new Map<string, Set<string>>();
   private readonly coChange = new Map<string, string[]>();
+  /** Reverse of `coChange`: the lists are capped per file, so "b is in a's list" is one-way. */
+  private readonly coChangedInto = new Map<string, string[]>();
 
   /**
    * Sets a file's import sources and resolves them against `known` (the indexed paths, including
@@ -64,7 +66,15 @@ export class FileGraph {
   /** Replaces the co-change neighbours (from git history) of every file. */
   setCoChange(neighbours: Map<string, string[]>): void {
     this.coChange.clear();
-    for (const [path, list] of neighbours) this.coChange.set(path, [...list]);
+    this.coChangedInto.clear();
+    for (const [path, list] of neighbours) {
+      this.coChange.set(path, [...list]);
+      for (const to of list) {
+        const from = this.coChangedInto.get(to);
+        if (from === undefined) this.coChangedInto.set(to, [path]);
+        else from.push(path);
+      }
+    }
   }
 
   /** Resolved imports of a file, sorted. */
@@ -77,14 +87,27 @@ export class FileGraph {
     return [...(this.importers.get(path) ?? [])].sort();
   }
 
-  /** Files that changed together with `path` in git history (weaker neighbours). */
   /** Every file's co-change neighbours, for storing. */
   coChangeEntries(): [string, string[]][] {
     return [...this.coChange].map(([path, list]) => [path, [...list]]);
   }
 
+  /** Files that changed together with `path` in git history (weaker neighbours). */
   coChangedWith(path: string): readonly string[] {
     return this.coChange.get(path) ?? [];
+  }
+
+  /**
+   * Every file linked to `path` either way: its imports, its importers, its co-change list and the
+   * files whose co-change list names it (paths may not be indexed; unsorted, may repeat).
+   */
+  linkedTo(path: string): string[] {
+    return [
+      ...(this.files.get(path)?.resolved ?? []),
+      ...(this.importers.get(path) ?? []),
+      ...(this.coChange.get(path) ?? []),
+      ...(this.coChangedInto.get(path) ?? []),
+    ];
   }
 
   private reresolve(path: string, known: Set<string>): void {

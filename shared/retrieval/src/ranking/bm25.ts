@@ -3,6 +3,7 @@
  * are kept up to date on every change, so a search never rescans the corpus.
  */
 import { codeTokens, plainTokens } from './tokens';
+import { topK } from './top-k';
 
 /** BM25 term-frequency saturation. */
 export const BM25_K1 = 1.2;
@@ -36,8 +37,22 @@ export interface Bm25Options {
 }
 
 interface DocEntry {
+  slot: number;
   length: number;
   terms: string[];
+}
+
+/**
+ * The scores of one query over the whole index (`Bm25Index.scores`). Valid until the index next
+ * changes: it reads the index's postings lazily.
+ */
+export interface Bm25Scores {
+  /** Documents scoring above 0. */
+  readonly count: number;
+  /** The k best hits, best first, ties by id. */
+  top(k: number): Bm25Hit[];
+  /** One document's hit, or undefined when it scores 0 or is not indexed. */
+  hit(docId: string): Bm25Hit | undefined;
 }
 
 /** BM25 over documents keyed by id; ties in `search` are broken by id. */
@@ -46,8 +61,15 @@ export class Bm25Index {
   private readonly k1: number;
   private readonly b: number;
   private readonly docs = new Map<string, DocEntry>();
-  /** term → docId → term frequency; the map's size is the document frequency. */
-  private readonly postings = new Map<string, Map<string, number>>();
+  /**
+   * Documents are numbered by slot so a query adds up scores in a flat array; slots of removed
+   * documents are reused.
+   */
+  private readonly ids: Array<string | undefined> = [];
+  private readonly lengths: number[] = [];
+  private readonly freeSlots: number[] = [];
+  /** term → slot → term frequency; the map's size is the document frequency. */
+  private readonly postings = new Map<string, Map<number, number>>();
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
@@ -72,15 +94,18 @@ export class Bm25Index {
     const tokens = this.tokenize(text);
     const counts = new Map<string, number>();
     for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    const slot = this.freeSlots.pop() ?? this.ids.length;
+    this.ids[slot] = docId;
+    this.lengths[slot] = tokens.length;
     for (const [term, tf] of counts) {
       let docsWithTerm = this.postings.get(term);
       if (docsWithTerm === undefined) {
         docsWithTerm = new Map();
         this.postings.set(term, docsWithTerm);
       }
-      docsWithTerm.set(docId, tf);
+      docsWithTerm.set(slot, tf);
     }
-    this.docs.set(docId, { length: tokens.length, terms: [...counts.keys()] });
+    this.docs.set(docId, { slot, length: tokens.length, terms: [...counts.keys()] });
     this.totalLength += tokens.length;
   }
 
@@ -90,10 +115,13 @@ export class Bm25Index {
     if (entry === undefined) return false;
     for (const term of entry.terms) {
       const docsWithTerm = this.postings.get(term);
-      docsWithTerm?.delete(docId);
+      docsWithTerm?.delete(entry.slot);
       if (docsWithTerm?.size === 0) this.postings.delete(term);
     }
     this.docs.delete(docId);
+    this.ids[entry.slot] = undefined;
+    this.lengths[entry.slot] = 0;
+    this.freeSlots.push(entry.slot);
     this.totalLength -= entry.length;
     return true;
   }
@@ -114,30 +142,61 @@ export class Bm25Index {
    * Terms must already be normalized like this index's tokens. Documents scoring 0 are left out.
    */
   search(terms: ReadonlyArray<WeightedTerm | string>, k: number = DEFAULT_SEARCH_LIMIT): Bm25Hit[] {
-    if (this.docs.size === 0) return [];
+    return this.scores(terms).top(k);
+  }
+
+  /**
+   * Scores every document for weighted terms (as `search`) once, to take the best few and look up
+   * others without scoring again. Only the postings of the query terms are read.
+   */
+  scores(terms: ReadonlyArray<WeightedTerm | string>): Bm25Scores {
     const query = new Map<string, number>();
     for (const t of terms) {
       const { term, weight } = typeof t === 'string' ? { term: t, weight: 1 } : t;
       query.set(term, (query.get(term) ?? 0) + weight);
     }
-    const avgLength = this.totalLength / this.docs.size || 1;
-    const hits = new Map<string, Bm25Hit>();
+    // Terms that count, in query order: the order of `matched` and of the additions below.
+    const used: Array<{ term: string; weight: number; docsWithTerm: Map<number, number> }> = [];
     for (const [term, weight] of query) {
       const docsWithTerm = this.postings.get(term);
-      if (docsWithTerm === undefined || weight <= 0) continue;
-      const idf = this.idf(term);
-      for (const [docId, tf] of docsWithTerm) {
-        const length = this.docs.get(docId)?.length ?? 0;
-        const norm = tf + this.k1 * (1 - this.b + (this.b * length) / avgLength);
-        const hit = hits.get(docId) ?? { docId, score: 0, matched: [] };
-        hit.score += weight * idf * ((tf * (this.k1 + 1)) / norm);
-        hit.matched.push(term);
-        hits.set(docId, hit);
+      if (docsWithTerm !== undefined && weight > 0) used.push({ term, weight, docsWithTerm });
+    }
+    const score = new Float64Array(this.ids.length);
+    const seen = new Uint8Array(this.ids.length);
+    const touched: number[] = [];
+    if (this.docs.size > 0) {
+      const avgLength = this.totalLength / this.docs.size || 1;
+      for (const { term, weight, docsWithTerm } of used) {
+        const idf = this.idf(term);
+        for (const [slot, tf] of docsWithTerm) {
+          const length = this.lengths[slot] ?? 0;
+          const norm = tf + this.k1 * (1 - this.b + (this.b * length) / avgLength);
+          if (seen[slot] === 0) {
+            seen[slot] = 1;
+            touched.push(slot);
+          }
+          score[slot] += weight * idf * ((tf * (this.k1 + 1)) / norm);
+        }
       }
     }
-    return [...hits.values()]
-      .filter((hit) => hit.score > 0)
-      .sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0))
-      .slice(0, k);
+    const scored = touched.filter((slot) => (score[slot] ?? 0) > 0);
+    const hitOf = (slot: number): Bm25Hit => ({
+      docId: this.ids[slot] as string,
+      score: score[slot] ?? 0,
+      matched: used.filter((u) => u.docsWithTerm.has(slot)).map((u) => u.term),
+    });
+    const before = (a: number, b: number): boolean => {
+      const sa = score[a] ?? 0;
+      const sb = score[b] ?? 0;
+      return sa > sb || (sa === sb && (this.ids[a] as string) < (this.ids[b] as string));
+    };
+    return {
+      count: scored.length,
+      top: (k) => topK(scored, k, before).map(hitOf),
+      hit: (docId) => {
+        const slot = this.docs.get(docId)?.slot;
+        return slot === undefined || !((score[slot] ?? 0) > 0) ? undefined : hitOf(slot);
+      },
+    };
   }
 }

@@ -55,6 +55,15 @@ export function extractPaths(text: string): { paths: MentionedPath[]; rest: stri
 }
 
 /**
+ * The last segment of a normalized path (`user.py` for `C:\\app\\user.py`). Two paths that
+ * `pathMatches` always share it, so an index can look candidates up by it instead of testing all.
+ */
+export function pathBase(path: string): string {
+  const normalized = normalizePath(path);
+  return normalized.slice(normalized.lastIndexOf('/') + 1);
+}
+
+/**
  * True when a prompt path names a repository file: equal, a suffix on a `/` boundary
  * (`user.py` names `app/models/user.py`), or, for absolute paths from a traceback, the file path is
  * a suffix of it (`/home/u/app/src/x.py` names `src/x.py`).

@@ -2,9 +2,9 @@
  * Signal combination: scores candidate files for an analyzed prompt and says why, one rationale
  * entry per signal that fired. Weights live in `weights.ts`.
  */
-import { Bm25Index } from './bm25';
+import { Bm25Index, type Bm25Hit, type Bm25Scores } from './bm25';
 import type { TracebackFrame } from './frames';
-import { pathMatches } from './paths';
+import { pathBase, pathMatches, type MentionedPath } from './paths';
 import type { PromptAnalysis } from './prompt';
 import { identifierTokens } from './tokens';
 import {
@@ -24,6 +24,11 @@ export interface RankCandidate {
   text?: string;
   /** Names of symbols the file defines (functions, classes, methods…). */
   definitions?: readonly string[];
+  /**
+   * The same names normalized (`identifierTokens(name).whole`), when the caller keeps them per
+   * file; then `definitions` is not read (and not tokenized on every call).
+   */
+  definedNames?: ReadonlySet<string>;
   /** Paths of files it imports or that import it; either direction is enough. */
   neighbours?: readonly string[];
   /** 0..1, 1 = changed just now; 0 or absent = no recency signal. */
@@ -57,29 +62,46 @@ export interface RankOptions {
    * candidates' `text` on every call (default). Hits outside the candidates are ignored.
    */
   index?: Bm25Index;
+  /** Scores of `analysis.terms` already computed with `index.scores`; used instead of `index`. */
+  scores?: Bm25Scores;
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 
-function pathSignal(analysis: PromptAnalysis, path: string, w: SignalWeights): RationaleEntry | null {
-  const named = analysis.paths.find((p) => pathMatches(p.path, path));
-  if (named === undefined) return null;
-  const shown = named.line === undefined ? named.path : `${named.path}:${named.line}`;
+/** A prompt path or frame file with its last segment, compared before the full `pathMatches`. */
+interface PromptPath<T> {
+  base: string;
+  path: string;
+  value: T;
+}
+
+function promptPaths<T>(values: readonly T[], pathOf: (value: T) => string): Array<PromptPath<T>> {
+  return values.map((value) => ({ base: pathBase(pathOf(value)), path: pathOf(value), value }));
+}
+
+function pathSignal(named: ReadonlyArray<PromptPath<MentionedPath>>, path: string, base: string, w: SignalWeights): RationaleEntry | null {
+  const found = named.find((p) => p.base === base && pathMatches(p.path, path))?.value;
+  if (found === undefined) return null;
+  const shown = found.line === undefined ? found.path : `${found.path}:${found.line}`;
   return { signal: 'path_named', detail: `prompt names ${shown}`, weight: w.path_named };
 }
 
-function frameSignal(analysis: PromptAnalysis, path: string, w: SignalWeights): RationaleEntry | null {
+function frameSignal(frames: ReadonlyArray<PromptPath<TracebackFrame>>, path: string, base: string, w: SignalWeights): RationaleEntry | null {
   let frame: TracebackFrame | undefined;
-  for (const candidate of analysis.frames) {
-    if (pathMatches(candidate.file, path) && (frame === undefined || candidate.relevance > frame.relevance)) frame = candidate;
+  for (const candidate of frames) {
+    if (candidate.base !== base || !pathMatches(candidate.path, path)) continue;
+    if (frame === undefined || candidate.value.relevance > frame.relevance) frame = candidate.value;
   }
   if (frame === undefined) return null;
   const where = `${frame.file}${frame.line === undefined ? '' : `:${frame.line}`}${frame.function === undefined ? '' : ` in ${frame.function}`}`;
   return { signal: 'traceback_frame', detail: `${frame.language} frame ${where}`, weight: w.traceback_frame * frame.relevance };
 }
 
-/** Prompt identifiers and frame functions, normalized like a whole identifier token. */
-function promptNames(analysis: PromptAnalysis): Map<string, string> {
+/**
+ * Prompt identifiers and frame functions, normalized like a whole identifier token
+ * (`identifierTokens(name).whole`), each mapped to its first spelling in the prompt.
+ */
+export function promptNames(analysis: PromptAnalysis): Map<string, string> {
   const names = new Map<string, string>();
   const add = (name: string): void => {
     const { whole } = identifierTokens(name);
@@ -92,10 +114,14 @@ function promptNames(analysis: PromptAnalysis): Map<string, string> {
 
 function symbolSignal(names: Map<string, string>, candidate: RankCandidate, w: SignalWeights): RationaleEntry | null {
   const defined = new Set<string>();
-  for (const definition of candidate.definitions ?? []) {
-    const { whole } = identifierTokens(definition);
-    const shown = whole === null ? undefined : names.get(whole);
-    if (shown !== undefined) defined.add(shown);
+  if (candidate.definedNames !== undefined) {
+    for (const [whole, shown] of names) if (candidate.definedNames.has(whole)) defined.add(shown);
+  } else {
+    for (const definition of candidate.definitions ?? []) {
+      const { whole } = identifierTokens(definition);
+      const shown = whole === null ? undefined : names.get(whole);
+      if (shown !== undefined) defined.add(shown);
+    }
   }
   if (defined.size === 0) return null;
   const matches = [...defined].sort().slice(0, SYMBOL_MAX_MATCHES);
@@ -103,15 +129,22 @@ function symbolSignal(names: Map<string, string>, candidate: RankCandidate, w: S
   return { signal: 'symbol_defined', detail: `defines ${matches.join(', ')}`, weight };
 }
 
-function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, prebuilt?: Bm25Index): Map<string, RationaleEntry> {
-  let index = prebuilt;
-  if (index === undefined) {
-    index = new Bm25Index();
-    for (const c of candidates) if (c.text !== undefined) index.add(c.path, c.text);
+function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
+  let scores = options.scores;
+  if (scores === undefined) {
+    let index = options.index;
+    if (index === undefined) {
+      index = new Bm25Index();
+      for (const c of candidates) if (c.text !== undefined) index.add(c.path, c.text);
+    }
+    scores = index.scores(analysis.terms);
   }
-  const wanted = new Set(candidates.map((c) => c.path));
-  const hits = index.search(analysis.terms, index.size).filter((hit) => wanted.has(hit.docId));
-  const top = hits[0]?.score ?? 0;
+  const hits: Bm25Hit[] = [];
+  for (const c of candidates) {
+    const hit = scores.hit(c.path);
+    if (hit !== undefined) hits.push(hit);
+  }
+  const top = hits.reduce((best, hit) => Math.max(best, hit.score), 0);
   const out = new Map<string, RationaleEntry>();
   for (const hit of hits) {
     const share = hit.score / top;
@@ -145,10 +178,13 @@ const sum = (entries: readonly RationaleEntry[]): number => entries.reduce((tota
 export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions = {}): RankedFile[] {
   const w: SignalWeights = { ...SIGNAL_WEIGHTS, ...options.weights };
   const names = promptNames(analysis);
-  const lexical = lexicalSignals(analysis, candidates, w, options.index);
+  const named = promptPaths(analysis.paths, (p) => p.path);
+  const frames = promptPaths(analysis.frames, (f) => f.file);
+  const lexical = lexicalSignals(analysis, candidates, w, options);
   const direct = new Map<string, RationaleEntry[]>();
   for (const c of candidates) {
-    const entries = [pathSignal(analysis, c.path, w), frameSignal(analysis, c.path, w), symbolSignal(names, c, w), lexical.get(c.path) ?? null];
+    const base = pathBase(c.path);
+    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, w), lexical.get(c.path) ?? null];
     const recency = Math.min(1, Math.max(0, c.recency ?? 0));
     if (recency > 0) entries.push({ signal: 'recently_changed', detail: `recency ${recency.toFixed(2)}`, weight: w.recently_changed * recency });
     direct.set(c.path, entries.filter((e): e is RationaleEntry => e !== null && e.weight > 0));

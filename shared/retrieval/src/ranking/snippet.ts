@@ -23,6 +23,16 @@ function lineScore(line: string, weights: ReadonlyMap<string, number>): number {
 }
 
 /**
+ * A cheap test that a line may contain one of the terms, so lines without any are not tokenized.
+ * Every token of a line is a lowercased piece of it, maybe stemmed (`entries` → `entry`), so each
+ * term minus a final `y` is a substring of the lowercased line wherever the term occurs.
+ */
+function mayContain(terms: Iterable<string>): RegExp | null {
+  const needles = [...terms].map((t) => (t.endsWith('y') ? t.slice(0, -1) : t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return needles.length === 0 ? null : new RegExp(needles.join('|'), 'i');
+}
+
+/**
  * The window of at most maxLines lines with the highest weighted term density. Among equal windows
  * the one whose matches sit most centrally wins, then the earliest; with no match at all, the first
  * maxLines lines. Terms are normalized like `codeTokens` output (e.g. `PromptAnalysis.terms`).
@@ -32,17 +42,23 @@ export function bestSnippet(text: string, terms: readonly WeightedTerm[], maxLin
   const size = Math.max(1, Math.min(maxLines, lines.length));
   const weights = new Map<string, number>();
   for (const { term, weight } of terms) weights.set(term, Math.max(weights.get(term) ?? 0, weight));
-  const scores = lines.map((line) => lineScore(line, weights));
+  const filter = mayContain(weights.keys());
+  const scores = lines.map((line) => (filter !== null && filter.test(line) ? lineScore(line, weights) : 0));
+  // Nearest matching line at or after (at or before) each line: a window's first and last match.
+  const next = new Int32Array(lines.length + 1).fill(-1);
+  for (let i = lines.length - 1; i >= 0; i -= 1) next[i] = (scores[i] ?? 0) > 0 ? i : (next[i + 1] ?? -1);
+  const previous = new Int32Array(lines.length).fill(-1);
+  for (let i = 0; i < lines.length; i += 1) previous[i] = (scores[i] ?? 0) > 0 ? i : i > 0 ? (previous[i - 1] ?? -1) : -1;
 
   let best = { start: 0, sum: -1, offCentre: Number.POSITIVE_INFINITY };
   let sum = scores.slice(0, size).reduce((a, b) => a + b, 0);
   for (let start = 0; start + size <= lines.length; start += 1) {
     if (start > 0) sum += (scores[start + size - 1] ?? 0) - (scores[start - 1] ?? 0);
     if (sum < best.sum - EPSILON) continue;
-    const window = scores.slice(start, start + size);
-    const first = window.findIndex((s) => s > 0);
-    const last = size - 1 - [...window].reverse().findIndex((s) => s > 0);
-    const offCentre = first < 0 ? 0 : Math.abs(first - (size - 1 - last));
+    const first = next[start] ?? -1;
+    const end = start + size - 1;
+    // Leading and trailing lines without a match; 0 when the window has none.
+    const offCentre = first < 0 || first > end ? 0 : Math.abs(first - start - (end - (previous[end] ?? end)));
     if (sum > best.sum + EPSILON || offCentre < best.offCentre) best = { start, sum, offCentre };
   }
   const picked = lines.slice(best.start, best.start + size);
