@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Store } from '@sous/store';
-import { createScopePolicy, IndexReplica, LiveIndex, storeIndexFeed } from '../src';
+import { buildRepositoryIndex, createScopePolicy, IndexReplica, IndexWriter, LiveIndex, storeIndexFeed } from '../src';
 import { pgliteFactory, postgresFactory, type StoreFactory } from '../../store/test/helpers';
 import { until } from '../../../test/support/wait';
 import { cleanupFixtures, commit, defaultPolicy, fixture, git, resultPaths, SECRET, write } from './indexer-fixture';
@@ -58,6 +58,31 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     }
     // Nothing new: a second sync applies nothing.
     expect(await replica.sync()).toBe(false);
+  }, 60_000);
+
+  test('a replica pages through many writes a few generations at a time and ends equal to the writer', async () => {
+    const root = fixture();
+    const workspace = await store.workspaces.upsertByRoot({ rootPath: root });
+    const index = await buildRepositoryIndex(root, defaultPolicy());
+    const writer = new IndexWriter(store.repositoryIndex, workspace.id, index);
+    await writer.flush('ready');
+    for (let i = 0; i < 5; i++) {
+      write(root, `src/app/page${i}.ts`, `export function pagedThing${i}() {}\n`);
+      await index.updateFile(`src/app/page${i}.ts`);
+      await writer.flush('ready');
+    }
+    await index.removeFile('src/app/notes.ts');
+    const last = await writer.flush('ready');
+    const pages: number[] = [];
+    const feed = storeIndexFeed(store.repositoryIndex, workspace.id, 2);
+    const counting = { changesSince: async (g: number, h?: string | null) => { const c = await feed.changesSince(g, h); pages.push(c.generation); return c; } };
+    const replica = new IndexReplica(counting);
+    await replica.sync();
+    expect(replica.status().generation).toBe(last.generation);
+    expect(pages.length).toBeGreaterThan(2);
+    expect(replica.status().files_indexed).toBe(index.size);
+    for (let i = 0; i < 5; i++) expect(resultPaths(replica.query(`pagedThing${i}`, { topN: 1 }))).toEqual([`src/app/page${i}.ts`]);
+    expect(resultPaths(replica.query('loadUserProfile may return undefined', { topN: 10 }))).not.toContain('src/app/notes.ts');
   }, 60_000);
 
   test('a restart reads only the files that moved while it was down, and records the commit', async () => {

@@ -26,12 +26,20 @@ export interface StoredChanges {
   error: string | null;
   /** The privacy scope the stored texts were read under (see `scopeKey`). */
   scope_key: string | null;
+  /** More changes wait after `generation`: ask again from there. */
+  more: boolean;
   delta: IndexDelta;
 }
 
+/** Files one answer carries at most (whole generations, so a page may hold a little more). */
+export const DEFAULT_PAGE_FILES = 2000;
+
 /** A source of stored index changes. */
 export interface IndexFeed {
-  /** Changes after `generation` (0 = everything); signals only when HEAD differs from `knownHead`. */
+  /**
+   * Changes after `generation` (0 = everything), one page of whole generations at a time (`more`
+   * says to ask again); signals only when HEAD differs from `knownHead`.
+   */
   changesSince(generation: number, knownHead?: string | null): Promise<StoredChanges>;
 }
 
@@ -44,13 +52,24 @@ const fingerprintOf = (row: IndexFileRow): string | null =>
   row.bytes === null || row.mtimeMs === null ? null : `${row.bytes}:${row.mtimeMs}`;
 
 /** The feed over the store's index tables of one workspace. */
-export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: string): IndexFeed {
+export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: string, pageFiles = DEFAULT_PAGE_FILES): IndexFeed {
   return {
     async changesSince(since, knownHead) {
       // State first: rows committed after it are re-read next time, never missed.
       const state = await repo.state(workspaceId);
-      if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, scope_key: null, delta: { upserted: [], removed: [] } };
-      const rows = state.generation > since ? await repo.filesSince(workspaceId, since) : [];
+      if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, scope_key: null, more: false, delta: { upserted: [], removed: [] } };
+      // Page by whole generations (each write is one), so a reader never applies half a write.
+      let upTo = state.generation;
+      if (state.generation > since) {
+        let files = 0;
+        for (const g of await repo.generationSizes(workspaceId, since)) {
+          files += g.files;
+          upTo = g.generation;
+          if (files >= pageFiles) break;
+        }
+        upTo = files >= pageFiles ? upTo : state.generation;
+      }
+      const rows = state.generation > since ? await repo.filesSince(workspaceId, since, upTo) : [];
       const live = rows.filter((r) => !r.removed && r.blobKey !== null);
       const blobs = new Map((await repo.blobs(workspaceId, [...new Set(live.map((r) => r.blobKey as string))])).map((b) => [b.key, b]));
       const upserted: StoredFile[] = [];
@@ -77,7 +96,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
         const signals = state.signals as Partial<StoredSignals>;
         delta.signals = { head: state.head, recency: signals.recency ?? {}, coChange: signals.coChange ?? {} };
       }
-      return { generation: state.generation, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, scope_key: state.scopeKey, delta };
+      return { generation: upTo, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, scope_key: state.scopeKey, more: upTo < state.generation, delta };
     },
   };
 }

@@ -67,14 +67,19 @@ export class LiveIndex {
    */
   async start(): Promise<void> {
     try {
-      const stored = await this.feed.changesSince(0);
+      let stored = await this.feed.changesSince(0);
       const previousHead = stored.head;
       // Texts stored under another scope (allowed paths, exclusions, redaction changed while the
       // daemon was down) are not trusted: everything is read again and the old rows are replaced.
       const sameScope = stored.scope_key === scopeKey(this.options.policy);
-      // Restored under the in-memory key, so a re-read of unchanged bytes is recognised as unchanged.
-      if (sameScope) await this.index.applyStored({ ...stored.delta, upserted: stored.delta.upserted.map(({ storedKey: _key, ...file }) => file) });
-      const stale = sameScope ? [] : stored.delta.upserted.map((f) => f.path);
+      const stale: string[] = [];
+      for (;;) {
+        // Restored under the in-memory key, so a re-read of unchanged bytes is recognised as unchanged.
+        if (sameScope) await this.index.applyStored({ ...stored.delta, upserted: stored.delta.upserted.map(({ storedKey: _key, ...file }) => file) });
+        else stale.push(...stored.delta.upserted.map((f) => f.path));
+        if (!stored.more) break;
+        stored = await this.feed.changesSince(stored.generation, previousHead);
+      }
       await this.flush('indexing');
       // Watch first, so a save during the catch-up is not lost between listing and watching.
       if (this.options.watch !== false) {

@@ -77,26 +77,31 @@ export class IndexReplica {
   }
 
   private async pull(): Promise<boolean> {
-    let changes: StoredChanges;
-    try {
-      changes = await this.feed.changesSince(this.generation, this.head);
-    } catch (err) {
-      this.syncError = err instanceof Error ? err.message.split('\n')[0] ?? 'sync failed' : String(err);
-      throw err;
+    let applied = false;
+    for (;;) {
+      let changes: StoredChanges;
+      try {
+        changes = await this.feed.changesSince(this.generation, this.head);
+      } catch (err) {
+        this.syncError = err instanceof Error ? err.message.split('\n')[0] ?? 'sync failed' : String(err);
+        throw err;
+      }
+      this.syncError = null;
+      this.syncedAt = new Date();
+      this.last = changes;
+      // A generation that went backwards means the store was rebuilt: start over from everything.
+      if (changes.generation < this.generation) {
+        this.generation = 0;
+        this.head = undefined;
+        continue;
+      }
+      const empty = changes.delta.upserted.length === 0 && changes.delta.removed.length === 0 && changes.delta.signals === undefined;
+      if (changes.generation === this.generation && empty) return applied;
+      await this.index.applyStored(changes.delta);
+      this.generation = changes.generation;
+      if (changes.delta.signals !== undefined) this.head = changes.delta.signals.head;
+      applied = true;
+      if (!changes.more) return applied;
     }
-    this.syncError = null;
-    this.syncedAt = new Date();
-    this.last = changes;
-    // A generation that went backwards means the store was rebuilt: start over from everything.
-    if (changes.generation < this.generation) {
-      this.generation = 0;
-      this.head = undefined;
-      return this.pull();
-    }
-    if (changes.generation === this.generation && changes.delta.upserted.length === 0 && changes.delta.removed.length === 0) return false;
-    await this.index.applyStored(changes.delta);
-    this.generation = changes.generation;
-    if (changes.delta.signals !== undefined) this.head = changes.delta.signals.head;
-    return true;
   }
 }

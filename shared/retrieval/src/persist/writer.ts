@@ -3,6 +3,10 @@ import { createHash } from 'node:crypto';
 import type { IndexState, RepositoryIndexRepository } from '@sous/store';
 import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
 
+/** Files and text characters per write transaction. */
+export const CHUNK_FILES = 1000;
+export const CHUNK_BYTES = 16 * 1024 * 1024;
+
 /** What one flush wrote. */
 export interface FlushResult {
   generation: number;
@@ -39,26 +43,48 @@ export class IndexWriter {
     const delta = merge(this.pending, this.index.takeChanges());
     this.pending = delta;
     const stats = this.index.stats();
-    const blobs = new Map<string, { key: string; text: string; symbols: Record<string, unknown> }>();
-    const upsert = delta.upserted.map((f) => {
+    const files = delta.upserted.map((f) => {
       // The same bytes redacted under another scope are another stored text.
       const key = `${blobKey(f.sha256, f.language)}:${this.scopeTag}`;
-      blobs.set(key, { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } });
-      return { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) };
+      return { file: { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) }, blob: { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } } };
     });
-    const generation = await this.repo.write(this.workspaceId, {
-      upsert,
-      remove: delta.removed,
-      blobs: [...blobs.values()],
-      state: {
-        state,
-        filesIndexed: stats.files_indexed,
-        skipped: stats.skipped as Record<string, number>,
-        error: error ?? null,
-        ...(this.scopeKey === undefined ? {} : { scopeKey: this.scopeKey }),
-        ...(delta.signals === undefined ? {} : { head: delta.signals.head, signals: { recency: delta.signals.recency, coChange: delta.signals.coChange } }),
-      },
-    });
+    // A first build of a large repository is written in bounded transactions (a generation each),
+    // so neither PGlite's memory nor a reader's page grows with the repository.
+    const chunks: (typeof files)[] = [];
+    let current: typeof files = [];
+    let bytes = 0;
+    for (const entry of files) {
+      if (current.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) {
+        chunks.push(current);
+        current = [];
+        bytes = 0;
+      }
+      current.push(entry);
+      bytes += entry.blob.text.length;
+    }
+    chunks.push(current);
+    const common = {
+      filesIndexed: stats.files_indexed,
+      skipped: stats.skipped as Record<string, number>,
+      error: error ?? null,
+      ...(this.scopeKey === undefined ? {} : { scopeKey: this.scopeKey }),
+    };
+    let generation = 0;
+    for (const [i, chunk] of chunks.entries()) {
+      const last = i === chunks.length - 1;
+      const blobs = new Map(chunk.map((e) => [e.blob.key, e.blob]));
+      generation = await this.repo.write(this.workspaceId, {
+        upsert: chunk.map((e) => e.file),
+        blobs: [...blobs.values()],
+        ...(last ? { remove: delta.removed } : {}),
+        // Until the last chunk is in, readers see the index as still being built.
+        state: {
+          ...common,
+          state: last ? state : 'indexing',
+          ...(last && delta.signals !== undefined ? { head: delta.signals.head, signals: { recency: delta.signals.recency, coChange: delta.signals.coChange } } : {}),
+        },
+      });
+    }
     this.pending = null;
     return { generation, paths: [...delta.upserted.map((f) => f.path), ...delta.removed] };
   }

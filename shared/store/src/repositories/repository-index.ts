@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { indexBlobs, indexFiles, indexState, type IndexBlobRow, type IndexFileRow, type IndexState, type IndexStateRow } from '../schema/repository-index';
 import { attempt } from './attempt';
@@ -48,8 +48,13 @@ export interface RepositoryIndexRepository {
   state(workspaceId: string): Promise<IndexStateRow | undefined>;
   /** Applies one batch in a transaction and returns the new generation. */
   write(workspaceId: string, changes: IndexChanges): Promise<number>;
-  /** File rows (tombstones included) written after `generation`; 0 = every live row. */
-  filesSince(workspaceId: string, generation: number): Promise<IndexFileRow[]>;
+  /**
+   * File rows (tombstones included) written after `generation` and, with `upTo`, at or before it;
+   * `generation` 0 = live rows only.
+   */
+  filesSince(workspaceId: string, generation: number, upTo?: number): Promise<IndexFileRow[]>;
+  /** How many file rows each generation after `generation` wrote, oldest first (for paging). */
+  generationSizes(workspaceId: string, generation: number): Promise<{ generation: number; files: number }[]>;
   /** Blobs by key; unknown keys are left out. */
   blobs(workspaceId: string, keys: readonly string[]): Promise<IndexBlobRow[]>;
   /**
@@ -124,13 +129,23 @@ export function createRepositoryIndexRepository(db: StoreDb): RepositoryIndexRep
         }),
       ),
 
-    filesSince: (workspaceId, generation) =>
+    filesSince: (workspaceId, generation, upTo) =>
       attempt('reading index changes', () => {
-        const where =
-          generation <= 0
-            ? and(eq(indexFiles.workspaceId, workspaceId), eq(indexFiles.removed, false))
-            : and(eq(indexFiles.workspaceId, workspaceId), gt(indexFiles.generation, generation));
-        return db.select().from(indexFiles).where(where);
+        const conditions = [eq(indexFiles.workspaceId, workspaceId), gt(indexFiles.generation, generation)];
+        if (generation <= 0) conditions.push(eq(indexFiles.removed, false));
+        if (upTo !== undefined) conditions.push(lte(indexFiles.generation, upTo));
+        return db.select().from(indexFiles).where(and(...conditions));
+      }),
+
+    generationSizes: (workspaceId, generation) =>
+      attempt('reading index changes', async () => {
+        const rows = await db
+          .select({ generation: indexFiles.generation, files: sql<number>`count(*)::int` })
+          .from(indexFiles)
+          .where(and(eq(indexFiles.workspaceId, workspaceId), gt(indexFiles.generation, generation)))
+          .groupBy(indexFiles.generation)
+          .orderBy(asc(indexFiles.generation));
+        return rows.map((r) => ({ generation: Number(r.generation), files: Number(r.files) }));
       }),
 
     blobs: (workspaceId, keys) =>
