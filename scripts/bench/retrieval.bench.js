@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { percentile, round } = require('./stats');
 const { ensureCorpus } = require('./retrieval/corpus');
-const { loadFixtures, fixturePackages, checkFixtures, accuracy } = require('./retrieval/quality');
+const { loadFixtures, fixturePackages, checkFixtures, accuracy, hasReplicas } = require('./retrieval/quality');
 const { buildBm25 } = require('./retrieval/bm25');
 const { rgFigures } = require('./retrieval/rg');
 const { httpFigures } = require('./retrieval/http');
@@ -67,10 +67,12 @@ exports.run = async function run(args) {
   log('bm25 baseline');
   const bm25 = buildBm25(corpus.dir, child.paths);
   const bm25Rankings = new Map(scored.map((f) => [f.id, bm25.search(f.query, 5)]));
+  const replicas = hasReplicas(child.paths);
   const quality = {
     packages: fixturePackages(scored).length,
-    sous: accuracy(scored, new Map(Object.entries(child.rankings))),
-    bm25: accuracy(scored, bm25Rankings),
+    replicas,
+    sous: accuracy(scored, new Map(Object.entries(child.rankings)), { replicas }),
+    bm25: accuracy(scored, bm25Rankings, { replicas }),
   };
 
   log('rg');

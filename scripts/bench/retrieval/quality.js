@@ -54,14 +54,25 @@ function checkFixtures(fixtures, corpusDir) {
   return problems;
 }
 
-/** Acc@1/3/5 of `rankings` (fixture id -> paths, best first) and the fixtures missed at 5. */
-function accuracy(fixtures, rankings) {
+const REPLICA_DIR = /^src\/((?:@[^/]+\/)?[^/]+)-r\d+\//;
+
+/** Whether the corpus holds replicated packages (`--files` above what node_modules has). */
+function hasReplicas(paths) {
+  return paths.some((p) => REPLICA_DIR.test(p));
+}
+
+/**
+ * Acc@1/3/5 of `rankings` (fixture id -> paths, best first) and the fixtures missed at 5. With
+ * `replicas`, a copy of a file under `src/<package>-r<k>/` is the same code and counts as that file.
+ */
+function accuracy(fixtures, rankings, { replicas = false } = {}) {
   const hits = Object.fromEntries(KS.map((k) => [k, 0]));
   const misses = [];
+  const canonical = (p) => (replicas ? p.replace(REPLICA_DIR, 'src/$1/') : p);
   for (const f of fixtures) {
     const ranked = rankings.get(f.id) ?? [];
     const answers = new Set([f.expected, ...(f.accept ?? [])]);
-    const rank = ranked.findIndex((p) => answers.has(p)) + 1;
+    const rank = ranked.findIndex((p) => answers.has(canonical(p))) + 1;
     for (const k of KS) if (rank > 0 && rank <= k) hits[k]++;
     if (rank === 0 || rank > 5) misses.push({ id: f.id, query: f.query, expected: f.expected, got: ranked.slice(0, 5) });
   }
@@ -69,4 +80,4 @@ function accuracy(fixtures, rankings) {
   return { n: fixtures.length, acc1: pct(hits[1]), acc3: pct(hits[3]), acc5: pct(hits[5]), misses };
 }
 
-module.exports = { loadFixtures, fixturePackages, checkFixtures, accuracy, queryFromLine, FIXTURES };
+module.exports = { loadFixtures, fixturePackages, checkFixtures, accuracy, hasReplicas, queryFromLine, FIXTURES };

@@ -56,7 +56,7 @@ function rows(r) {
   }
   const q = r.quality;
   const acc = (a) => `Acc@1 ${a.acc1}%, @3 ${a.acc3}%, @5 ${a.acc5}%`;
-  const n = `${q.sous.n} pairs, ${q.packages} packages`;
+  const n = `${q.sous.n} pairs, ${q.packages} packages${q.replicas ? ', replica = original' : ''}`;
   out.push([`quality: Sous (${n})`, acc(q.sous), `Acc@5 >= ${TARGETS.acc5Percent}% and > BM25`, status(q.sous.acc5 >= TARGETS.acc5Percent && q.sous.acc5 > q.bm25.acc5)]);
   out.push(['quality: plain BM25 baseline', acc(q.bm25), '', '']);
   return out;

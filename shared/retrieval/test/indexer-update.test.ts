@@ -28,6 +28,21 @@ describe('RepositoryIndex updates', () => {
     expect(index.stats().parses).toBe(parses + 1);
   });
 
+  test('a definition removed by an update stops matching, one renamed matches under its new name', async () => {
+    const dir = fixture();
+    write(dir, 'src/app/repo.ts', `${FILES['src/app/repo.ts']}export function purgeDormantMembers(days: number): number {\n  return days;\n}\n`);
+    const index = await buildRepositoryIndex(dir, defaultPolicy());
+    expect(paths(index.query('purgeDormantMembers'))[0]).toBe('src/app/repo.ts');
+
+    // Renamed: the old name is gone from the file, so nothing relates it to the old prompt any more.
+    write(dir, 'src/app/repo.ts', `${FILES['src/app/repo.ts']}export function sweepIdleAccounts(days: number): number {\n  return days;\n}\n`);
+    expect(await index.updateFile('src/app/repo.ts')).toBe('changed');
+    expect(paths(index.query('purgeDormantMembers', { topN: 50 }))).not.toContain('src/app/repo.ts');
+    const renamed = index.query('sweepIdleAccounts');
+    expect(paths(renamed)[0]).toBe('src/app/repo.ts');
+    expect(renamed.items[0]?.rationale.find((r) => r.signal === 'symbol_defined')?.detail).toBe('defines sweepIdleAccounts');
+  });
+
   test('updateFile and removeFile take files out of BM25, the graph and the maps', async () => {
     const dir = fixture();
     const index = await buildRepositoryIndex(dir, defaultPolicy());

@@ -155,6 +155,12 @@ describe('bestSnippet', () => {
     expect(snippet.text.split('\n')).toHaveLength(8);
   });
 
+  test('finds stemmed and compound terms (entries for entry, parts of names)', () => {
+    const text = ['one', 'two', 'const cacheEntries = load();', 'three', 'four'].join('\n');
+    expect(bestSnippet(text, [{ term: 'entry', weight: 1 }], 1)).toMatchObject({ startLine: 3, endLine: 3 });
+    expect(bestSnippet(text, [{ term: 'cache', weight: 1 }], 1)).toMatchObject({ startLine: 3, endLine: 3 });
+  });
+
   test('returns the start of the file when nothing matches, and short files whole', () => {
     expect(bestSnippet(file, [{ term: 'absent', weight: 1 }], 5)).toMatchObject({ startLine: 1, endLine: 5 });
     expect(bestSnippet('one\ntwo', [{ term: 'two', weight: 1 }])).toEqual({ startLine: 1, endLine: 2, text: 'one\ntwo' });

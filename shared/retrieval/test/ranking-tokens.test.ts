@@ -98,6 +98,22 @@ describe('Bm25Index', () => {
     expect(plain.search(plain.tokenize('user'))).toEqual([]);
   });
 
+  test('scores give the top hits of search and look single documents up', () => {
+    const index = new Bm25Index();
+    for (let i = 0; i < 30; i++) index.add(`doc${String(i).padStart(2, '0')}`, `apple ${'cherry '.repeat(i % 7)}filler`);
+    const scores = index.scores(['cherry', 'apple']);
+    const all = index.search(['cherry', 'apple'], 100);
+    expect(scores.top(5)).toEqual(all.slice(0, 5));
+    expect(scores.count).toBe(30);
+    expect(scores.hit('doc03')).toEqual(all.find((h) => h.docId === 'doc03'));
+    expect(scores.score('doc03')).toBe(scores.hit('doc03')?.score);
+    expect(scores.hit('missing')).toBeUndefined();
+    expect(scores.score('missing')).toBe(0);
+    const seen: string[] = [];
+    scores.forEach((id) => seen.push(id));
+    expect(seen.sort()).toEqual(all.map((h) => h.docId).sort());
+  });
+
   test('an empty index returns nothing', () => {
     expect(new Bm25Index().search(['anything'])).toEqual([]);
   });

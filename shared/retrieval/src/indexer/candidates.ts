@@ -1,9 +1,18 @@
 /**
- * Which files a query ranks. Scoring every indexed file costs too much on a large repository, so
- * a query ranks only the files the prompt can reach: the best BM25 hits, files it names by path or
- * frame, files defining a name it mentions, and their graph neighbours (so a neighbour's lift still
- * works). A bound on what a left-out file could score proves the result equal to ranking all files;
- * when it does not, more BM25 hits are taken.
+ * Which files a query ranks. Scoring every indexed file costs too much on a large repository, so a
+ * query ranks only files that can reach its first topN, chosen so that the result equals ranking
+ * them all (`rankFiles`, co-change lifts weakened, recency-only files dropped):
+ *
+ * 1. Each BM25 hit's own signals are bounded by its BM25 share plus its recency (O(1) each, no
+ *    file built). A file without a hit, a named path, a frame or a defined name has recency alone
+ *    and is never returned.
+ * 2. Seeds (files named by a prompt path or frame, files defining a name the prompt mentions, the
+ *    best BM25 hits, and every hit whose bound could pass a graph lift) are ranked without links:
+ *    their own scores. Only seeds can pass a lift (GRAPH_MIN_SOURCE_SCORE); the topN-th own score
+ *    is a bar the final topN-th score cannot fall below.
+ * 3. A file's final score is at most its own plus the graph weight times its best neighbouring
+ *    source's own score. Files whose bound reaches the bar are ranked again with every source next
+ *    to them, which gives their exact scores; the others cannot enter the first topN.
  */
 import {
   GRAPH_MIN_SOURCE_SCORE,
@@ -24,10 +33,6 @@ export interface QueryableFile {
   text: string;
   /** Normalized names of the symbols it defines (see `FileLookup.definedNames`). */
   definedNames: ReadonlySet<string>;
-  /** Resolved imports and importers. */
-  importNeighbours: readonly string[];
-  /** Files changed together with it in git history (indexed ones only). */
-  coChangeNeighbours: readonly string[];
   /** 0..1. */
   recency: number;
 }
@@ -40,40 +45,49 @@ export interface QuerySource {
   readonly lookup: FileLookup;
   /** One indexed file, built on demand; undefined when not indexed. */
   file(path: string): QueryableFile | undefined;
-  /** Paths linked to `path` either way: imports, importers, co-change (`FileGraph.linkedTo`). */
-  linked(path: string): Iterable<string>;
+  /** A file's recency, 0..1 (0 without history or when not indexed). */
+  recency(path: string): number;
+  /** Resolved imports and importers (`FileGraph.importLinks`). */
+  importLinks(path: string): readonly string[];
+  /** Co-change neighbours either way; may name files not indexed (`FileGraph.coChangeLinks`). */
+  coChangeLinks(path: string): readonly string[];
 }
 
-/** A ranking of the reachable files, with those files by path. */
+/** A ranking of the files that can reach the first topN, with those files by path. */
 export interface CandidateRanking {
   ranked: RankedFile[];
   files: ReadonlyMap<string, QueryableFile>;
 }
 
-/** BM25 hits taken as candidates at first; multiplied by LEXICAL_CANDIDATES_GROWTH while the result is not proven. */
-export const LEXICAL_CANDIDATES = 300;
-export const LEXICAL_CANDIDATES_GROWTH = 4;
+/** Best BM25 hits taken as seeds (at least topN): their own scores set the bar of step 2. */
+export const LEXICAL_SEEDS = 20;
 /**
  * A graph lift that comes only from a co-change neighbour counts this fraction of an import
  * neighbour's: changing together is weaker evidence than importing.
  */
 export const COCHANGE_FACTOR = 0.5;
 
-// Scores are rounded to 1e-6 per rationale entry and in total; compare bounds with room for that.
-const ROUNDING_MARGIN = 1e-5;
+// Scores are rounded to 1e-6 per rationale entry and in total; bounds keep room for that.
+const MARGIN = 1e-5;
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 const NEIGHBOUR_PREFIX = 'neighbour of ';
 
+/** A file that can pass a lift, with its links. */
+interface Source {
+  imports: readonly string[];
+  neighbours: readonly string[];
+}
+
 /** Scales graph lifts that come only from co-change neighbours, then re-sorts. */
-function weakenCoChange(ranked: RankedFile[], byPath: ReadonlyMap<string, QueryableFile>): RankedFile[] {
+function weakenCoChange(ranked: RankedFile[], sources: ReadonlyMap<string, Source>): RankedFile[] {
   const out = ranked.map((file): RankedFile => {
     if (!file.rationale.some((entry) => entry.signal === 'graph_neighbour')) return file;
-    const importers = new Set(byPath.get(file.path)?.importNeighbours ?? []);
     let changed = false;
     const rationale = file.rationale.map((entry) => {
       if (entry.signal !== 'graph_neighbour' || !entry.detail.startsWith(NEIGHBOUR_PREFIX)) return entry;
       const from = entry.detail.slice(NEIGHBOUR_PREFIX.length);
-      if (importers.has(from) || byPath.get(from)?.importNeighbours.includes(file.path) === true) return entry;
+      // Import links are symmetric and a lift always comes from a source: its side is enough.
+      if (sources.get(from)?.imports.includes(file.path) === true) return entry;
       changed = true;
       return { ...entry, detail: `changed together with ${from}`, weight: round(entry.weight * COCHANGE_FACTOR) };
     });
@@ -91,57 +105,76 @@ function relatesToPrompt(file: RankedFile): boolean {
   return file.rationale.some((entry) => entry.signal !== 'recently_changed');
 }
 
-/**
- * Ranks the files reachable from the prompt with the `k` best BM25 hits as lexical seeds; null
- * when a file left out could be a graph source or could enter the best `topN`.
- *
- * Why the bound holds: a left-out file has no path, frame or symbol signal (those files are
- * seeds), BM25 at most the (k+1)-th hit's, recency at most 1, and no lift, since every file that
- * can pass one is a seed whose neighbours are all ranked. Ranked files see the same signals, the
- * same best BM25 score and the same edges among themselves as when ranking every file.
- */
-function rankWithSeeds(analysis: PromptAnalysis, source: QuerySource, scores: Bm25Scores, direct: ReadonlySet<string>, k: number, topN: number): CandidateRanking | null {
-  const hits = scores.top(k + 1);
-  const seeds = new Set(direct);
-  for (const hit of hits.slice(0, k)) seeds.add(hit.docId);
-  const files = new Map<string, QueryableFile>();
-  const include = (path: string): void => {
-    if (files.has(path)) return;
-    const file = source.file(path);
-    if (file !== undefined) files.set(path, file);
-  };
-  for (const seed of seeds) {
-    include(seed);
-    for (const neighbour of source.linked(seed)) include(neighbour);
+/** `rankFiles` over `files`; only `sources` bring links (every edge that can carry a lift). */
+function rank(analysis: PromptAnalysis, scores: Bm25Scores, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>): RankedFile[] {
+  const candidates: RankCandidate[] = [];
+  for (const f of files) {
+    const neighbours = sources.get(f.path)?.neighbours;
+    candidates.push({ path: f.path, definedNames: f.definedNames, recency: f.recency, ...(neighbours === undefined ? {} : { neighbours }) });
   }
-  const candidates: RankCandidate[] = [...files.values()].map((f) => ({
-    path: f.path,
-    definedNames: f.definedNames,
-    neighbours: [...f.importNeighbours, ...f.coChangeNeighbours],
-    recency: f.recency,
-  }));
-  const ranked = weakenCoChange(rankFiles(analysis, candidates, { scores }), files).filter(relatesToPrompt);
-
-  const next = hits[k];
-  // Every file with a BM25 hit is ranked: a left-out file has recency alone and is never returned.
-  if (next === undefined) return { ranked, files };
-  const best = hits[0]?.score ?? 0;
-  const leftOut = (SIGNAL_WEIGHTS.lexical * next.score) / best + SIGNAL_WEIGHTS.recently_changed;
-  if (leftOut + ROUNDING_MARGIN >= GRAPH_MIN_SOURCE_SCORE) return null;
-  const last = ranked[topN - 1];
-  return last !== undefined && last.score > leftOut + ROUNDING_MARGIN ? { ranked, files } : null;
+  return weakenCoChange(rankFiles(analysis, candidates, { scores }), sources).filter(relatesToPrompt);
 }
 
+const recencyWeight = (recency: number): number => SIGNAL_WEIGHTS.recently_changed * Math.min(1, Math.max(0, recency));
+
 /**
- * The best files for an analyzed prompt, in the order ranking every indexed file with
- * `rankFiles` (co-change lifts weakened by COCHANGE_FACTOR, recency-only files dropped) gives
- * for its first `topN`; only files the prompt reaches are built and scored.
+ * The best files for an analyzed prompt: the first `topN` of ranking every indexed file, in the
+ * same order with the same rationale, while building and scoring only the files that can get
+ * there (see the module comment).
  */
 export function rankReachable(analysis: PromptAnalysis, source: QuerySource, topN: number): CandidateRanking {
   const scores = source.bm25.scores(analysis.terms);
-  const direct = source.lookup.directMatches(analysis);
-  for (let k = LEXICAL_CANDIDATES; ; k *= LEXICAL_CANDIDATES_GROWTH) {
-    const ranking = rankWithSeeds(analysis, source, scores, direct, k, topN);
-    if (ranking !== null) return ranking;
+  const bestHits = scores.top(Math.max(topN, LEXICAL_SEEDS));
+  const best = bestHits[0];
+  // A hit's own signals are at most its BM25 share plus its recency (no path, frame or name).
+  const lexical = (score: number): number => (SIGNAL_WEIGHTS.lexical * score) / (best?.score ?? 1);
+  const hitBound = (path: string, score: number): number => lexical(score) + recencyWeight(source.recency(path));
+  const files = new Map<string, QueryableFile>();
+  const add = (path: string): void => {
+    const file = files.has(path) ? undefined : source.file(path);
+    if (file !== undefined) files.set(path, file);
+  };
+
+  // Step 2. The best hit is always ranked: every file's BM25 share is relative to it.
+  const seeds = new Set(source.lookup.directMatches(analysis));
+  for (const hit of bestHits) seeds.add(hit.docId);
+  scores.forEach((path, score) => {
+    // Recency is looked up only when the share alone leaves it a chance.
+    if (lexical(score) + SIGNAL_WEIGHTS.recently_changed + MARGIN < GRAPH_MIN_SOURCE_SCORE) return;
+    if (hitBound(path, score) + MARGIN >= GRAPH_MIN_SOURCE_SCORE) seeds.add(path);
+  });
+  seeds.forEach(add);
+  const own = rank(analysis, scores, files.values(), new Map());
+  const bar = own[topN - 1]?.score ?? Number.NEGATIVE_INFINITY;
+
+  // Step 3. The best lift each file can get.
+  const sources = new Map<string, Source>();
+  const lifts = new Map<string, number>();
+  for (const { path, score } of own) {
+    if (score + MARGIN < GRAPH_MIN_SOURCE_SCORE) continue;
+    const imports = source.importLinks(path);
+    const neighbours = [...imports, ...source.coChangeLinks(path)];
+    sources.set(path, { imports, neighbours });
+    for (const n of neighbours) lifts.set(n, Math.max(lifts.get(n) ?? 0, SIGNAL_WEIGHTS.graph_neighbour * score));
   }
+  const reaching = new Set<string>();
+  const consider = (path: string, bound: number): void => {
+    if (bound + (lifts.get(path) ?? 0) + MARGIN >= bar) reaching.add(path);
+  };
+  const ownScore = new Map(own.map((f) => [f.path, f.score]));
+  for (const path of seeds) consider(path, ownScore.get(path) ?? recencyWeight(source.recency(path)));
+  scores.forEach((path, score) => {
+    if (seeds.has(path) || lexical(score) + SIGNAL_WEIGHTS.recently_changed + (lifts.get(path) ?? 0) + MARGIN < bar) return;
+    consider(path, hitBound(path, score));
+  });
+  for (const path of lifts.keys()) if (!seeds.has(path) && scores.score(path) === 0) consider(path, recencyWeight(source.recency(path)));
+
+  // Ranked again: those files, every source next to one of them, and the best hit.
+  const ranked = new Set(reaching);
+  if (best !== undefined) ranked.add(best.docId);
+  for (const [path, s] of sources) if (s.neighbours.some((n) => reaching.has(n))) ranked.add(path);
+  ranked.forEach(add);
+  const rankedSources = new Map([...sources].filter(([path]) => ranked.has(path)));
+  const result = rank(analysis, scores, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources);
+  return { ranked: result, files };
 }

@@ -97,17 +97,17 @@ export class FileGraph {
     return this.coChange.get(path) ?? [];
   }
 
+  /** Resolved imports and importers of `path`, unsorted: the cheap form for ranking. */
+  importLinks(path: string): string[] {
+    return [...(this.files.get(path)?.resolved ?? []), ...(this.importers.get(path) ?? [])];
+  }
+
   /**
-   * Every file linked to `path` either way: its imports, its importers, its co-change list and the
-   * files whose co-change list names it (paths may not be indexed; unsorted, may repeat).
+   * Co-change neighbours either way: `path`'s own list and the files whose list names it (lists
+   * are capped per file, so the relation is not symmetric). Paths may not be indexed.
    */
-  linkedTo(path: string): string[] {
-    return [
-      ...(this.files.get(path)?.resolved ?? []),
-      ...(this.importers.get(path) ?? []),
-      ...(this.coChange.get(path) ?? []),
-      ...(this.coChangedInto.get(path) ?? []),
-    ];
+  coChangeLinks(path: string): string[] {
+    return [...(this.coChange.get(path) ?? []), ...(this.coChangedInto.get(path) ?? [])];
   }
 
   private reresolve(path: string, known: Set<string>): void {

@@ -9,7 +9,8 @@ import { IndexError } from './errors';
 import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
 import { DEFAULT_READ_CONCURRENCY, mapLimit } from './pool';
-import { runQuery, type QueryableFile } from './query';
+import { FileLookup } from './lookup';
+import { runQuery } from './query';
 import { coChangeNeighbours, recencyByRank } from './signals';
 import type { IndexDelta, StoredFile, StoredSignals } from './stored';
 import type { BuildIndexOptions, ContextResult, IndexedFileRecord, IndexStats, QueryOptions, RefreshResult, SkipReason } from './types';
@@ -42,6 +43,8 @@ export class RepositoryIndex {
   private readonly skipped = new Map<string, SkippedFile>();
   private readonly bm25 = new Bm25Index();
   private readonly graph = new FileGraph();
+  /** Definition names and base names for picking a query's candidates; kept by `apply`/`dropPath`. */
+  private readonly lookup = new FileLookup();
   private readonly blobs = new BlobCache();
   private recency = new Map<string, number>();
   private head: string | null = null;
@@ -80,18 +83,21 @@ export class RepositoryIndex {
 
   /** Ranks indexed files for a prompt; see `runQuery`. Throws `IndexError` (`invalid_query`) for a bad topN or budget. */
   query(prompt: string, options: QueryOptions = {}): ContextResult {
-    const files: QueryableFile[] = [];
-    for (const [path, entry] of this.entries) {
-      files.push({
-        path,
-        text: entry.blob.text,
-        definitions: entry.record.definitions.map((d) => d.name),
-        importNeighbours: [...this.graph.importsOf(path), ...this.graph.importersOf(path)],
-        coChangeNeighbours: this.graph.coChangedWith(path).filter((p) => this.known.has(p)),
-        recency: this.recency.get(path) ?? 0,
-      });
-    }
-    return runQuery(prompt, files, this.bm25, options);
+    // Files are built only when the prompt reaches them (see `rankReachable`), not all per query.
+    const file = (path: string) => {
+      const entry = this.entries.get(path);
+      if (entry === undefined) return undefined;
+      return { path, text: entry.blob.text, definedNames: this.lookup.definedNames(path), recency: this.recency.get(path) ?? 0 };
+    };
+    return runQuery(prompt, {
+      size: this.entries.size,
+      bm25: this.bm25,
+      lookup: this.lookup,
+      file,
+      recency: (path) => this.recency.get(path) ?? 0,
+      importLinks: (path) => this.graph.importLinks(path),
+      coChangeLinks: (path) => this.graph.coChangeLinks(path),
+    }, options);
   }
 
   /**
@@ -275,6 +281,7 @@ export class RepositoryIndex {
     this.skipped.delete(path);
     const record = { path, sha256: file.sha256, language: file.language, bytes: file.bytes, tokens: estimateTokens(blob.text), definitions: blob.symbols.definitions };
     this.entries.set(path, { record, blob, fingerprint: loaded.fingerprint });
+    this.lookup.set(path, record.definitions);
     this.dirty.add(path);
     this.known.add(path);
     this.bm25.add(path, documentText(path, blob));
@@ -293,6 +300,7 @@ export class RepositoryIndex {
     const entry = this.entries.get(path);
     if (entry === undefined) return 'unchanged';
     this.entries.delete(path);
+    this.lookup.remove(path);
     this.dirty.add(path);
     this.known.delete(path);
     this.bm25.remove(path);

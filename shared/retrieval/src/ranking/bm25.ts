@@ -53,6 +53,10 @@ export interface Bm25Scores {
   top(k: number): Bm25Hit[];
   /** One document's hit, or undefined when it scores 0 or is not indexed. */
   hit(docId: string): Bm25Hit | undefined;
+  /** One document's score; 0 when it has no hit. */
+  score(docId: string): number;
+  /** Calls `fn` for every document scoring above 0, in no particular order. */
+  forEach(fn: (docId: string, score: number) => void): void;
 }
 
 /** BM25 over documents keyed by id; ties in `search` are broken by id. */
@@ -175,7 +179,7 @@ export class Bm25Index {
             seen[slot] = 1;
             touched.push(slot);
           }
-          score[slot] += weight * idf * ((tf * (this.k1 + 1)) / norm);
+          score[slot] = (score[slot] ?? 0) + weight * idf * ((tf * (this.k1 + 1)) / norm);
         }
       }
     }
@@ -196,6 +200,13 @@ export class Bm25Index {
       hit: (docId) => {
         const slot = this.docs.get(docId)?.slot;
         return slot === undefined || !((score[slot] ?? 0) > 0) ? undefined : hitOf(slot);
+      },
+      score: (docId) => {
+        const slot = this.docs.get(docId)?.slot;
+        return slot === undefined ? 0 : Math.max(0, score[slot] ?? 0);
+      },
+      forEach: (fn) => {
+        for (const slot of scored) fn(this.ids[slot] as string, score[slot] ?? 0);
       },
     };
   }

@@ -1,6 +1,6 @@
 /** Picking the most relevant window of lines in a file for a set of query terms. */
 import type { WeightedTerm } from './bm25';
-import { codeTokens } from './tokens';
+import { codeTokens, IDENTIFIER_RE } from './tokens';
 
 /** Default window size of `bestSnippet`. */
 export const DEFAULT_SNIPPET_LINES = 40;
@@ -15,15 +15,31 @@ export interface Snippet {
   text: string;
 }
 
-/** Sum of the weights of the distinct query terms on one line (repeats on a line do not add). */
-function lineScore(line: string, weights: ReadonlyMap<string, number>): number {
+/**
+ * Sum of the weights of the distinct query terms on one line (repeats on a line do not add), in
+ * order of first occurrence. `memo` keeps the query terms of each identifier: code repeats names.
+ */
+function lineScore(line: string, weights: ReadonlyMap<string, number>, filter: RegExp, memo: Map<string, readonly string[]>): number {
   let score = 0;
-  for (const token of new Set(codeTokens(line))) score += weights.get(token) ?? 0;
+  const seen = new Set<string>();
+  for (const match of line.matchAll(IDENTIFIER_RE)) {
+    let terms = memo.get(match[0]);
+    if (terms === undefined) {
+      terms = filter.test(match[0]) ? codeTokens(match[0]).filter((token) => weights.has(token)) : [];
+      memo.set(match[0], terms);
+    }
+    for (const term of terms) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      score += weights.get(term) ?? 0;
+    }
+  }
   return score;
 }
 
 /**
- * A cheap test that a line may contain one of the terms, so lines without any are not tokenized.
+ * A cheap test that a line (or an identifier) may contain one of the terms, so those without any
+ * are not tokenized.
  * Every token of a line is a lowercased piece of it, maybe stemmed (`entries` → `entry`), so each
  * term minus a final `y` is a substring of the lowercased line wherever the term occurs.
  */
@@ -43,7 +59,8 @@ export function bestSnippet(text: string, terms: readonly WeightedTerm[], maxLin
   const weights = new Map<string, number>();
   for (const { term, weight } of terms) weights.set(term, Math.max(weights.get(term) ?? 0, weight));
   const filter = mayContain(weights.keys());
-  const scores = lines.map((line) => (filter !== null && filter.test(line) ? lineScore(line, weights) : 0));
+  const memo = new Map<string, readonly string[]>();
+  const scores = lines.map((line) => (filter !== null && filter.test(line) ? lineScore(line, weights, filter, memo) : 0));
   // Nearest matching line at or after (at or before) each line: a window's first and last match.
   const next = new Int32Array(lines.length + 1).fill(-1);
   for (let i = lines.length - 1; i >= 0; i -= 1) next[i] = (scores[i] ?? 0) > 0 ? i : (next[i + 1] ?? -1);

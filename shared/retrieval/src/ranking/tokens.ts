@@ -22,7 +22,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   'const', 'let', 'var', 'def', 'self', 'return', 'function', 'import', 'export', 'fn', 'pub', 'func',
 ]);
 
-const IDENTIFIER_RE = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+/** What `codeTokens` reads as one identifier. */
+export const IDENTIFIER_RE = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 /**
  * Light stemming: drops a plural `s` (`users` → `user`, `entries` → `entry`) but keeps
  * `class`, `status`, `analysis`. Deliberately weaker than Porter: code names must stay recognizable.
