@@ -6,6 +6,7 @@ import { storeSchema, type Backend, type StoreDb } from './db';
 import { DEFAULT_MIGRATIONS_SCHEMA } from './defaults';
 import { StoreError, driverError, firstLine } from './errors';
 import { acquireDataDirLock, type DataDirLock } from './lock';
+import { EMBEDDED_POSTGRESQL_CONF, hasCluster, initializeInChild } from './pglite-initdb';
 
 /** Settings of an embedded store (resolved by openStore). */
 export interface PgliteSettings {
@@ -29,7 +30,12 @@ export async function openPglite(settings: PgliteSettings): Promise<Backend> {
   const lock = acquireDataDirLock(dataDir);
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create(dataDir).catch((err: unknown) => {
+    if (!hasCluster(dataDir)) {
+      await initializeInChild(dataDir).catch((err: unknown) => {
+        throw new StoreError('store_open_failed', `cannot create the embedded database in ${dataDir} (${firstLine(err)}): check free disk space and permissions`);
+      });
+    }
+    pg = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_POSTGRESQL_CONF }).catch((err: unknown) => {
       throw new StoreError(
         'store_open_failed',
         `cannot open the embedded database in ${dataDir} (${firstLine(driverError(err))}): if it is damaged, move the directory aside to start fresh`,

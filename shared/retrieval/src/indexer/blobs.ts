@@ -3,7 +3,8 @@
  * back and forth between branches) are parsed once: the key is the sha256 of the bytes on disk plus
  * the language (the same bytes parse differently as Python and as text).
  */
-import { extractSymbols, type FileSymbols } from '../symbols';
+import type { FileSymbols } from '../symbols';
+import { symbolParserPool } from '../symbols/parser-pool';
 
 /** Unreferenced blobs kept for a later switch back (a branch switch), oldest dropped first. */
 export const DEFAULT_ORPHAN_BLOBS = 512;
@@ -58,7 +59,8 @@ export class BlobCache {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       this.parseCount++;
-      const blob = extractSymbols(language, text).then((symbols): Blob => ({ key, text, symbols }));
+      // Parsed on a worker thread (references dropped: they are not a ranking input).
+      const blob = symbolParserPool().parse(language, text).then((symbols): Blob => ({ key, text, symbols }));
       entry = { blob, refs: 0 };
       this.entries.set(key, entry);
     }

@@ -4,8 +4,8 @@ import type { IndexState, RepositoryIndexRepository } from '@sous/store';
 import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
 
 /** Files and text characters per write transaction. */
-export const CHUNK_FILES = 1000;
-export const CHUNK_BYTES = 16 * 1024 * 1024;
+export const CHUNK_FILES = 200;
+export const CHUNK_BYTES = 2 * 1024 * 1024;
 
 /** What one flush wrote. */
 export interface FlushResult {

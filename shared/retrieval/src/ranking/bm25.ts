@@ -74,6 +74,11 @@ export class Bm25Index {
   private readonly freeSlots: number[] = [];
   /** term → slot → term frequency; the map's size is the document frequency. */
   private readonly postings = new Map<string, Map<number, number>>();
+  /**
+   * Each term's one string: documents list their terms by it, so 5,000 files sharing a term hold one
+   * copy instead of 5,000 (a third of the index's heap otherwise).
+   */
+  private readonly terms = new Map<string, string>();
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
@@ -101,15 +106,20 @@ export class Bm25Index {
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = docId;
     this.lengths[slot] = tokens.length;
+    const terms: string[] = [];
     for (const [term, tf] of counts) {
       let docsWithTerm = this.postings.get(term);
-      if (docsWithTerm === undefined) {
+      let canonical = this.terms.get(term);
+      if (docsWithTerm === undefined || canonical === undefined) {
         docsWithTerm = new Map();
+        canonical = term;
         this.postings.set(term, docsWithTerm);
+        this.terms.set(term, term);
       }
       docsWithTerm.set(slot, tf);
+      terms.push(canonical);
     }
-    this.docs.set(docId, { slot, length: tokens.length, terms: [...counts.keys()] });
+    this.docs.set(docId, { slot, length: tokens.length, terms });
     this.totalLength += tokens.length;
   }
 
@@ -120,7 +130,10 @@ export class Bm25Index {
     for (const term of entry.terms) {
       const docsWithTerm = this.postings.get(term);
       docsWithTerm?.delete(entry.slot);
-      if (docsWithTerm?.size === 0) this.postings.delete(term);
+      if (docsWithTerm?.size === 0) {
+        this.postings.delete(term);
+        this.terms.delete(term);
+      }
     }
     this.docs.delete(docId);
     this.ids[entry.slot] = undefined;
