@@ -33,7 +33,9 @@ function sous(args) {
 const firstLine = (text) => String(text || '').trim().split('\n').find((l) => l.trim() !== '') || 'no output';
 
 /** Latency of `count` POST /v1/context calls with `clients` concurrent keep-alive clients. */
-async function loadTest(port, clients, count) {
+// `unique`: every request a prompt never asked before (a nonce appended), so answers cannot come
+// from the answer cache; otherwise the 20 prompts repeat, as agents and teams repeat questions.
+async function loadTest(port, clients, count, unique = false) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const lat = [];
   let next = 0;
@@ -41,7 +43,8 @@ async function loadTest(port, clients, count) {
   const errorKinds = {};
   const worker = async () => {
     while (next < count) {
-      const prompt = PROMPTS[next++ % PROMPTS.length];
+      const n = next++;
+      const prompt = unique ? `${PROMPTS[n % PROMPTS.length]} (case ${n}-${process.pid}-${Date.now()})` : PROMPTS[n % PROMPTS.length];
       const t = process.hrtime.bigint();
       const res = await request(agent, port, 'POST', '/v1/context', { prompt, top_n: 10 }).catch((err) => ({ status: /timed out/.test(err.message) ? 'timeout' : err.code || 'error' }));
       lat.push(Number(process.hrtime.bigint() - t) / 1e6);
@@ -162,7 +165,7 @@ async function stopContext(child) {
  */
 async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} } = {}) {
   const na = (reason) => ({ na: reason });
-  const out = { ready: na('not run'), daemonMemory: na('not run'), contextMemory: na('not run'), latency1: na('not run'), latency50: na('not run'), visible: na('not run') };
+  const out = { ready: na('not run'), daemonMemory: na('not run'), contextMemory: na('not run'), latency1: na('not run'), latency50: na('not run'), latency50Unique: na('not run'), visible: na('not run') };
   if (!fs.existsSync(CLI)) return Object.fromEntries(Object.keys(out).map((k) => [k, na('build first')]));
   sous(['down', '--path', repo]); // a daemon left by an interrupted run
   fs.rmSync(path.join(repo, '.sous'), { recursive: true, force: true }); // measure a cold daemon index
@@ -185,7 +188,7 @@ async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} 
     log('context: starting');
     context = await startContext(repo, await freePort());
     if (context.na) {
-      for (const k of ['contextMemory', 'latency1', 'latency50', 'visible']) out[k] = na(context.na);
+      for (const k of ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'visible']) out[k] = na(context.na);
       return out;
     }
     const ctxPort = context.port;
@@ -194,6 +197,8 @@ async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} 
     out.latency1 = await loadTest(ctxPort, 1, requests);
     log('context: 50 clients');
     out.latency50 = await loadTest(ctxPort, 50, requests);
+    log('context: 50 clients, unique prompts');
+    out.latency50Unique = await loadTest(ctxPort, 50, requests, true);
     log('context: save-to-visible');
     out.visible = await saveToVisible(repo, ctxPort, samples);
     out.contextMemory = processMemory(context.child.pid) || na('context process not found');

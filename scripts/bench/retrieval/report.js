@@ -47,6 +47,13 @@ function rows(r) {
         ? naRow('/v1/context, 50 clients', h.latency50, t50)
         : ['/v1/context, 50 clients', lat(h.latency50), t50, status(h.latency50.p50 <= TARGETS.context50P50Ms && h.latency50.p99 <= TARGETS.context50P99Ms && !h.latency50.errors)],
     );
+    if (h.latency50Unique) {
+      out.push(
+        isNa(h.latency50Unique)
+          ? naRow('/v1/context, 50 clients, unique', h.latency50Unique, t50)
+          : ['/v1/context, 50 clients, unique', lat(h.latency50Unique), t50, status(h.latency50Unique.p50 <= TARGETS.context50P50Ms && h.latency50Unique.p99 <= TARGETS.context50P99Ms && !h.latency50Unique.errors)],
+      );
+    }
     const tv = `p95 <= ${TARGETS.visibleP95Ms} ms`;
     out.push(
       isNa(h.visible)

@@ -21,6 +21,8 @@ export interface ContextSource {
   inScope(path: string): boolean;
   /** The current redaction, applied to every snippet on the way out. */
   redact(text: string): string;
+  /** Changes whenever the privacy settings may have changed (a config reload); cached answers are keyed by it. */
+  privacyStamp?(): string;
 }
 
 const contextBody = Joi.object({
@@ -51,6 +53,31 @@ const contextBody = Joi.object({
   .required()
   .messages({ 'object.unknown': '{{#label}} is not a field of a context request; send prompt, top_n and optionally budget_tokens' });
 
+/** Answers kept per process; an answer is only reused while the index generation it came from holds. */
+export const ANSWER_CACHE_SIZE = 256;
+
+/**
+ * The last answers by (generation, request). Agents, the proxy and MCP clients ask the same prompt
+ * again (retries, several tools, several clients on one team server); a repeat costs a lookup. Any
+ * index change moves the generation, so a cached answer is never staler than the index.
+ */
+class AnswerCache<T> {
+  private readonly entries = new Map<string, T>();
+  constructor(private readonly size: number) {}
+  get(key: string): T | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: T): void {
+    this.entries.set(key, value);
+    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
 interface ContextBody {
   prompt: string;
   top_n: number;
@@ -62,6 +89,7 @@ interface ContextBody {
  * The daemon and the context-only process serve it alike; documented in docs/http-api.md.
  */
 export function contextRoutes(app: Express, source: ContextSource): void {
+  const cache = new AnswerCache<string>(ANSWER_CACHE_SIZE);
   app.post('/v1/context', (req, res) => {
     if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
     const body = validate(contextBody, req.body, 'body') as ContextBody;
@@ -75,6 +103,14 @@ export function contextRoutes(app: Express, source: ContextSource): void {
     if (status.state === 'failed' && status.files_indexed === 0) {
       throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
     }
+    // The answer depends on the request, the index generation and the privacy settings (through
+    // inScope/redact, which change only with a config reload, which also rebuilds the index).
+    const key = JSON.stringify([status.generation, status.state, source.privacyStamp?.() ?? '', body.prompt, body.top_n, body.budget_tokens ?? null]);
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      res.type('application/json').send(cached);
+      return;
+    }
     const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
     const items = result.items
       .filter((item) => source.inScope(item.path))
@@ -86,9 +122,11 @@ export function contextRoutes(app: Express, source: ContextSource): void {
         rationale: item.rationale,
         snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: source.redact(item.snippet.text) },
       }));
-    res.json({
+    const answer = JSON.stringify({
       items,
       stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
     });
+    cache.set(key, answer);
+    res.type('application/json').send(answer);
   });
 }

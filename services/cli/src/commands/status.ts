@@ -22,6 +22,7 @@ interface StatusBody {
   watch: { mode: string; reason?: string };
   index?: {
     state: string; files_indexed: number; watch: string; updated_at: string | null; error: string | null;
+    progress?: { done: number; total: number } | null;
     scope: { total_files: number; in_scope: number; out_of_scope_code: number; suggested_globs: string[] } | null;
   };
 }
@@ -30,7 +31,8 @@ interface StatusBody {
 function indexRows(s: StatusBody, allowed: string[]): Array<[string, string]> {
   if (!s.index) return [];
   const i = s.index;
-  const rows: Array<[string, string]> = [['index', `${i.state}, ${i.files_indexed} files${i.updated_at ? `, updated ${i.updated_at}` : ''}${i.error ? `: ${i.error}` : ''}`]];
+  const progress = i.progress ? ` (${i.progress.done}/${i.progress.total} files checked)` : '';
+  const rows: Array<[string, string]> = [['index', `${i.state}${progress}, ${i.files_indexed} files${i.updated_at ? `, updated ${i.updated_at}` : ''}${i.error ? `: ${i.error}` : ''}`]];
   if (i.scope) {
     const left = i.scope.out_of_scope_code > 0 ? `; ${i.scope.out_of_scope_code} code files left out` : '';
     const hint = i.scope.suggested_globs.length > 0 ? ` (to include them: sous config set privacy.allowed_paths '${JSON.stringify([...allowed, ...i.scope.suggested_globs])}')` : '';

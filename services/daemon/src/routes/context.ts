@@ -33,6 +33,7 @@ export function indexRoutes(app: Express, ctx: DaemonContext): void {
     },
     inScope: (path) => privacy().inScope(path),
     redact: (text) => redactText(text, privacy().patterns),
+    privacyStamp: () => ctx.configState().loadedAt,
   });
 
   app.get('/v1/index/changes', async (req, res) => {

@@ -32,7 +32,7 @@ export interface StoredChanges {
 }
 
 /** Files one answer carries at most (whole generations, so a page may hold a little more). */
-export const DEFAULT_PAGE_FILES = 2000;
+export const DEFAULT_PAGE_FILES = 500;
 
 /** A source of stored index changes. */
 export interface IndexFeed {

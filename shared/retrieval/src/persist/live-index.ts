@@ -39,6 +39,8 @@ export interface LiveIndexStatus {
   updated_at: string | null;
   /** Reads from disk since start (a restart with nothing changed reads nothing). */
   reads: number;
+  /** While a catch-up or rebuild runs: files handled of those listed. */
+  progress: { done: number; total: number } | null;
   error: string | null;
 }
 
@@ -53,6 +55,7 @@ export class LiveIndex {
   private updatedAt: Date | null = null;
   private work: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private progress: { done: number; total: number } | null = null;
   readonly feed: IndexFeed;
 
   constructor(private readonly options: LiveIndexOptions) {
@@ -92,7 +95,11 @@ export class LiveIndex {
         });
       }
       await this.serial(async () => {
-        await this.index.refresh(this.options.onProgress);
+        await this.index.refresh((done, total) => {
+          this.progress = { done, total };
+          this.options.onProgress?.(done, total);
+        });
+        this.progress = null;
         this.head = this.index.stats().head;
         const gone = stale.filter((path) => !this.index.has(path));
         if (gone.length > 0) await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });
@@ -121,6 +128,7 @@ export class LiveIndex {
       watch: this.watcher?.mode ?? 'off',
       updated_at: this.updatedAt?.toISOString() ?? null,
       reads: this.index.stats().reads,
+      progress: this.progress,
       error: this.error,
     };
   }
@@ -142,7 +150,8 @@ export class LiveIndex {
     return this.serial(async () => {
       const before = new Set(this.index.snapshot().map((f) => f.path));
       this.state = 'indexing';
-      const next = await buildRepositoryIndex(this.options.root, policy);
+      const next = await buildRepositoryIndex(this.options.root, policy, { onProgress: (done, total) => (this.progress = { done, total }) });
+      this.progress = null;
       const kept = new Set(next.snapshot().map((f) => f.path));
       this.index = next;
       this.writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next, scopeKey(policy));
