@@ -5,44 +5,18 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Client } from 'pg';
-import Redis from 'ioredis';
 import { setConfigValue, sousPaths } from '@sous/config';
 import { parseProcessOptions, readRunState } from '@sous/runtime';
 import { startDaemon, type RunningDaemon } from '../services/daemon/src/daemon';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { rawRequest } from './support/http';
-import { postgresUrl, redisUrl, uniqueName } from './support/services';
 import { until } from './support/wait';
 import { sous } from './support/cli';
 import { makeGitRepo, rmTempDir } from './support/tmp';
+import { embeddedTopology, serverTopology } from './support/topologies';
 
-type Topology = { name: string; env: () => Promise<NodeJS.ProcessEnv>; cleanup: () => Promise<void> };
-
-let schema = '';
-let queueName = '';
-const topologies: Topology[] = [
-  { name: 'embedded (PGlite + in-process queue)', env: async () => ({}), cleanup: async () => undefined },
-  {
-    name: 'server (PostgreSQL + BullMQ/Redis)',
-    env: async () => {
-      schema = uniqueName('daemon');
-      queueName = uniqueName('daemonq');
-      return { DATABASE_URL: await postgresUrl(), SOUS_DB_SCHEMA: schema, REDIS_URL: await redisUrl(), SOUS_QUEUE_NAME: queueName };
-    },
-    cleanup: async () => {
-      const pg = new Client({ connectionString: await postgresUrl() });
-      await pg.connect();
-      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pg.end();
-      const redis = new Redis(await redisUrl());
-      const keys = await redis.keys(`bull:${queueName}:*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
-    },
-  },
-];
-
+// The daemon runs in this process here: only the topology's store/queue variables matter.
+const topologies = [embeddedTopology(), serverTopology('daemon')];
 
 describe.each(topologies)('daemon, $name', (topology) => {
   let repo: string;
