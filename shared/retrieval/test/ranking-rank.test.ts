@@ -14,6 +14,23 @@ const signals = (file: RankedFile | undefined): string[] => (file?.rationale ?? 
 const paths = (ranked: RankedFile[]): string[] => ranked.map((r) => r.path);
 
 describe('rankFiles', () => {
+  test('for a bug report, word matches in code outrank the same words in docs, declarations and tests, unless those are asked for', () => {
+    const text = 'lock names that are object keys must not collide with the pending queue';
+    const candidates: RankCandidate[] = [
+      { path: 'README.md', text: `${text} ${text}` },
+      { path: 'lib/index.d.ts', text: `${text} ${text}` },
+      { path: 'test/lock.test.js', text: `${text} ${text}` },
+      { path: 'lib/index.js', text },
+    ];
+    const report = rankFiles(analyzePrompt('Be robust to lock names that are also Object keys'), candidates);
+    expect(paths(report)[0]).toBe('lib/index.js');
+    expect(report.find((r) => r.path === 'README.md')?.rationale[0]?.detail).toMatch(/; docs x0\.5$/);
+    const docs = rankFiles(analyzePrompt('The README says lock names may be Object keys'), candidates);
+    expect(paths(docs)[0]).toBe('README.md');
+    const tests = rankFiles(analyzePrompt('the test for lock names that are Object keys is flaky'), candidates);
+    expect(paths(tests)[0]).toBe('test/lock.test.js');
+  });
+
   test('a traceback frame beats lexical noise', () => {
     const analysis = analyzePrompt([
       'Checkout fails for discount coupons (discount coupon discount):',

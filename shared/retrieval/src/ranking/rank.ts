@@ -129,6 +129,26 @@ function symbolSignal(names: Map<string, string>, candidate: RankCandidate, w: S
   return { signal: 'symbol_defined', detail: `defines ${matches.join(', ')}`, weight };
 }
 
+/**
+ * How much a word match counts by the kind of file, for prompts that do not ask for that kind: a bug
+ * report's words also fill docs, release notes and type declarations, but the fix lives in code.
+ * Factors only lower a score, so every upper bound the candidate pre-filter uses stays valid.
+ */
+const KIND_FACTORS: Array<{ kind: string; factor: number; test: RegExp; askedFor: RegExp }> = [
+  { kind: 'docs', factor: 0.5, test: /\.(md|markdown|mdx|rst|txt|adoc)$/i, askedFor: /^(readme|doc|docs|documentation|guide|changelog|markdown|manual|tutorial)$/ },
+  { kind: 'type declarations', factor: 0.7, test: /\.d\.[cm]?ts$/i, askedFor: /^(type|types|typing|typings|declaration|declarations|dts)$/ },
+  { kind: 'tests', factor: 0.7, test: /(^|\/)(tests?|__tests__|spec)\/|\.(test|spec)\.[a-z]+$/i, askedFor: /^(test|tests|spec|specs|jest|mocha|unit|e2e|fixture|fixtures)$/ },
+];
+
+function kindFactor(path: string, analysis: PromptAnalysis): { kind: string; factor: number } | null {
+  for (const k of KIND_FACTORS) {
+    if (!k.test.test(path)) continue;
+    if (analysis.words.some((w) => k.askedFor.test(w)) || analysis.paths.length > 0) return null;
+    return { kind: k.kind, factor: k.factor };
+  }
+  return null;
+}
+
 function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
   let scores = options.scores;
   if (scores === undefined) {
@@ -149,7 +169,9 @@ function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandi
   for (const hit of hits) {
     const share = hit.score / top;
     const terms = hit.matched.slice(0, 6).join(', ');
-    out.set(hit.docId, { signal: 'lexical', detail: `bm25 ${share.toFixed(2)} of best (${terms})`, weight: w.lexical * share });
+    const kind = kindFactor(hit.docId, analysis);
+    const note = kind === null ? '' : `; ${kind.kind} x${kind.factor}`;
+    out.set(hit.docId, { signal: 'lexical', detail: `bm25 ${share.toFixed(2)} of best (${terms})${note}`, weight: w.lexical * share * (kind?.factor ?? 1) });
   }
   return out;
 }
