@@ -5,14 +5,8 @@
  */
 import type { SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
-import { LiveIndex, scopeCoverage, scopePolicyFromConfig, type ScopeCoverage } from '@sous/retrieval';
+import { LiveIndex, scopeCoverage, scopeKey, scopePolicyFromConfig, type ScopeCoverage, type ScopePolicy } from '@sous/retrieval';
 import type { Store } from '@sous/store';
-
-/** Privacy keys whose change means files must be read again under the new policy. */
-function privacyKey(config: SousConfig): string {
-  const p = config.privacy;
-  return JSON.stringify([p.allowed_paths, p.excluded_patterns, p.redact_patterns]);
-}
 
 /** What `/status` says about the scope. */
 export interface ScopeSummary {
@@ -33,6 +27,8 @@ export interface DaemonIndex {
   ready: Promise<void>;
   /** How much of the repository the privacy scope covers (null until first measured); never widens the scope. */
   scope(): ScopeSummary | null;
+  /** The privacy scope in force (answers are filtered and redacted by it). */
+  policy(): ScopePolicy;
   /** Called on every config reload. */
   configChanged(config: SousConfig): void;
   stop(): Promise<void>;
@@ -40,25 +36,24 @@ export interface DaemonIndex {
 
 export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger }): DaemonIndex {
   const { logger } = options;
-  let current = privacyKey(options.config);
+  let policy = scopePolicyFromConfig(options.config);
   const live = new LiveIndex({
     root: options.root,
-    policy: scopePolicyFromConfig(options.config),
+    policy,
     store: options.store,
     workspaceId: options.workspaceId,
     watch: { polling: options.polling },
     onNotice: (message) => logger.warn(message),
   });
   let scope: ScopeSummary | null = null;
-  const measure = (config: SousConfig): Promise<void> =>
-    scopeCoverage(options.root, scopePolicyFromConfig(config)).then(
+  const measure = (scoped: ScopePolicy): Promise<void> =>
+    scopeCoverage(options.root, scoped).then(
       (c) => {
         scope = summary(c);
         if (c.outOfScopeCode > 0) logger.warn({ out_of_scope_code: c.outOfScopeCode, suggested_globs: c.suggestedGlobs }, 'privacy.allowed_paths leaves code files out of the index (sous doctor)');
       },
       () => undefined,
     );
-  void measure(options.config);
   const started = Date.now();
   const ready = live.start().then(
     () => {
@@ -67,17 +62,20 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
     },
     (err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'repository index failed'),
   );
+  // Measured once the catch-up is done, so its own listing does not compete with the index's.
+  void ready.then(() => measure(policy));
   return {
     live,
     ready,
     scope: () => scope,
+    policy: () => policy,
     configChanged(config) {
-      const next = privacyKey(config);
-      if (next === current) return;
-      current = next;
-      void measure(config);
+      const next = scopePolicyFromConfig(config);
+      if (scopeKey(next) === scopeKey(policy)) return;
+      policy = next;
+      void measure(next);
       logger.info('privacy settings changed; re-reading the repository under the new scope');
-      void ready.then(() => live.rebuild(scopePolicyFromConfig(config))).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'index rebuild failed'));
+      void ready.then(() => live.rebuild(next)).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'index rebuild failed'));
     },
     stop: () => live.stop(),
   };

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import Joi from 'joi';
-import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N } from '@sous/protocol';
+import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
+import { scopeKey, type ScopePolicy } from '@sous/retrieval';
 import { validate } from './errors';
 
 /** One ranked file as the index returns it (the retrieval package's `ContextItem`). */
@@ -17,12 +18,11 @@ export interface ContextSource {
   query(prompt: string, options: { topN: number; budgetTokens?: number }): { items: ContextSourceItem[]; stats: { files_indexed: number; took_ms: number } };
   /** `state` null = nothing stored yet. */
   status(): { state: 'indexing' | 'ready' | 'failed' | null; files_indexed: number; generation: number; error: string | null };
-  /** The current privacy scope: a path outside it never leaves, even if the index still holds it. */
-  inScope(path: string): boolean;
-  /** The current redaction, applied to every snippet on the way out. */
-  redact(text: string): string;
-  /** Changes whenever the privacy settings may have changed (a config reload); cached answers are keyed by it. */
-  privacyStamp?(): string;
+  /**
+   * The privacy scope in force: a path outside it never leaves, even if the index still holds it,
+   * and every snippet is redacted by its patterns on the way out.
+   */
+  policy(): ScopePolicy;
 }
 
 const contextBody = Joi.object({
@@ -78,6 +78,41 @@ class AnswerCache<T> {
   }
 }
 
+/** One item of a `/v1/context` answer (docs/http-api.md). */
+export interface ContextAnswerItem {
+  rank: number;
+  path: string;
+  score: number;
+  tokens: number;
+  rationale: ContextSourceItem['rationale'];
+  snippet: { start_line: number; end_line: number; text: string };
+}
+
+/**
+ * Index items as the API answers them, under `policy`: out-of-scope paths dropped, snippets
+ * redacted, ranks numbered. The CLI prints the same shape when it answers without a daemon.
+ */
+export function contextAnswerItems(items: readonly ContextSourceItem[], policy: ScopePolicy): ContextAnswerItem[] {
+  return items
+    .filter((item) => policy.inScope(item.path))
+    .map((item, i) => ({
+      rank: i + 1,
+      path: item.path,
+      score: item.score,
+      tokens: item.tokens,
+      rationale: item.rationale,
+      snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: redactText(item.snippet.text, policy.redactPatterns) },
+    }));
+}
+
+/** `scopeKey` once per policy object (a policy changes only with a config reload). */
+const policyKeys = new WeakMap<ScopePolicy, string>();
+function policyKey(policy: ScopePolicy): string {
+  let key = policyKeys.get(policy);
+  if (key === undefined) policyKeys.set(policy, (key = scopeKey(policy)));
+  return key;
+}
+
 interface ContextBody {
   prompt: string;
   top_n: number;
@@ -103,27 +138,17 @@ export function contextRoutes(app: Express, source: ContextSource): void {
     if (status.state === 'failed' && status.files_indexed === 0) {
       throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
     }
-    // The answer depends on the request, the index generation and the privacy settings (through
-    // inScope/redact, which change only with a config reload, which also rebuilds the index).
-    const key = JSON.stringify([status.generation, status.state, source.privacyStamp?.() ?? '', body.prompt, body.top_n, body.budget_tokens ?? null]);
+    // The answer depends on the request, the index generation and the privacy scope.
+    const policy = source.policy();
+    const key = JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
     const cached = cache.get(key);
     if (cached !== undefined) {
       res.type('application/json').send(cached);
       return;
     }
     const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
-    const items = result.items
-      .filter((item) => source.inScope(item.path))
-      .map((item, i) => ({
-        rank: i + 1,
-        path: item.path,
-        score: item.score,
-        tokens: item.tokens,
-        rationale: item.rationale,
-        snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: source.redact(item.snippet.text) },
-      }));
     const answer = JSON.stringify({
-      items,
+      items: contextAnswerItems(result.items, policy),
       stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
     });
     cache.set(key, answer);

@@ -7,7 +7,6 @@
  *    `.sous/run/daemon.json`. The daemon only reads its store for it; queries never reach it.
  */
 import type { SousConfig } from '@sous/config';
-import { compileRedactPatterns, redactText } from '@sous/protocol';
 import { IndexReplica, scopePolicyFromConfig, storeIndexFeed, type IndexFeed, type StoredChanges } from '@sous/retrieval';
 import { DaemonClient, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
 import { openStore, type Store } from '@sous/store';
@@ -46,15 +45,13 @@ function storeFeed(store: Store, root: string): IndexFeed {
 /** A replica as the context routes see it, under this process's own privacy settings. */
 export function replicaSource(replica: IndexReplica, config: SousConfig): ContextSource {
   const policy = scopePolicyFromConfig(config);
-  const patterns = compileRedactPatterns(config.privacy.redact_patterns);
   return {
     query: (prompt, options) => replica.query(prompt, options),
     status: () => {
       const s = replica.status();
       return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.sync_error ?? s.error };
     },
-    inScope: (path) => policy.inScope(path),
-    redact: (text) => redactText(text, patterns),
+    policy: () => policy,
   };
 }
 

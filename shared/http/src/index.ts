@@ -8,5 +8,6 @@ export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface } from './surface';
 export { proxyRoutes } from './pending-routes';
 export { contextRoutes } from './context-routes';
-export type { ContextSource, ContextSourceItem } from './context-routes';
+export { contextAnswerItems } from './context-routes';
+export type { ContextSource, ContextSourceItem, ContextAnswerItem } from './context-routes';
 export { startContextSurface, replicaSource } from './context-surface';

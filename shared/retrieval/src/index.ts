@@ -4,6 +4,7 @@ export {
   listCandidateFiles,
   headCommit,
   createScopePolicy,
+  scopeKey,
   scopePolicyFromConfig,
   detectLanguage,
   isCodePath,

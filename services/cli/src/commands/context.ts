@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
-import { compileRedactPatterns, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
+import { contextAnswerItems, type ContextAnswerItem } from '@sous/http';
+import { MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N } from '@sous/protocol';
 import { LiveIndex, ScopeError, scopePolicyFromConfig, type ContextResult } from '@sous/retrieval';
 import { DaemonRequestError } from '@sous/runtime';
 import { openStore, StoreError } from '@sous/store';
@@ -19,7 +20,7 @@ interface ContextOptions { path?: string; prompt?: string; promptFile?: string; 
 
 /** The answer, in the shape of `POST /v1/context` (docs/http-api.md), whichever way it was computed. */
 interface ContextAnswer {
-  items: { rank: number; path: string; score: number; tokens: number; rationale: { signal: string; detail: string; weight: number }[]; snippet: { start_line: number; end_line: number; text: string } }[];
+  items: ContextAnswerItem[];
   stats: Record<string, unknown>;
 }
 
@@ -81,17 +82,9 @@ async function answerOffline(paths: SousPaths, prompt: string, topN: number, bud
       if (progress) process.stderr.write('\n');
     }
     const result: ContextResult = live.query(prompt, { topN, ...(budgetTokens !== undefined ? { budgetTokens } : {}) });
-    const patterns = compileRedactPatterns(config.privacy.redact_patterns);
     await live.stop();
     return {
-      items: result.items.map((item, i) => ({
-        rank: i + 1,
-        path: item.path,
-        score: item.score,
-        tokens: item.tokens,
-        rationale: item.rationale,
-        snippet: { start_line: item.snippet.startLine, end_line: item.snippet.endLine, text: redactText(item.snippet.text, patterns) },
-      })),
+      items: contextAnswerItems(result.items, policy),
       stats: { ...result.stats, answered_by: 'cli', index_state: live.status().state, reads: live.status().reads },
     };
   } finally {

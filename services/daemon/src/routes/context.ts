@@ -1,8 +1,6 @@
 import type { Express } from 'express';
 import Joi from 'joi';
 import { contextRoutes, validate } from '@sous/http';
-import { compileRedactPatterns, redactText } from '@sous/protocol';
-import { scopePolicyFromConfig } from '@sous/retrieval';
 import type { DaemonContext } from '../daemon';
 
 const changesQuery = Joi.object({
@@ -15,25 +13,13 @@ const changesQuery = Joi.object({
  * for context processes that cannot open the embedded store themselves (docs/http-api.md).
  */
 export function indexRoutes(app: Express, ctx: DaemonContext): void {
-  // Compiled once per loaded config, not per request.
-  let compiled: { config: unknown; inScope: (path: string) => boolean; patterns: RegExp[] } | undefined;
-  const privacy = () => {
-    const config = ctx.config();
-    if (compiled?.config !== config) {
-      const policy = scopePolicyFromConfig(config);
-      compiled = { config, inScope: (p) => policy.inScope(p), patterns: compileRedactPatterns(config.privacy.redact_patterns) };
-    }
-    return compiled;
-  };
   contextRoutes(app, {
     query: (prompt, options) => ctx.index.live.query(prompt, options),
     status: () => {
       const s = ctx.index.live.status();
       return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.error };
     },
-    inScope: (path) => privacy().inScope(path),
-    redact: (text) => redactText(text, privacy().patterns),
-    privacyStamp: () => ctx.configState().loadedAt,
+    policy: () => ctx.index.policy(),
   });
 
   app.get('/v1/index/changes', async (req, res) => {

@@ -3,6 +3,7 @@
  * back and forth between branches) are parsed once: the key is the sha256 of the bytes on disk plus
  * the language (the same bytes parse differently as Python and as text).
  */
+import { createHash } from 'node:crypto';
 import type { FileSymbols } from '../symbols';
 import { symbolParserPool } from '../symbols/parser-pool';
 
@@ -22,9 +23,17 @@ interface Entry {
   refs: number;
 }
 
-/** The cache key of a content in a language. */
-export function blobKey(sha256: string, language: string): string {
-  return `${sha256}:${language}`;
+/**
+ * The key of a content in a language, redacted one way: the same bytes redacted under other
+ * `privacy.redact_patterns` are another text, in memory and in the store alike.
+ */
+export function blobKey(sha256: string, language: string, redaction: string): string {
+  return `${sha256}:${language}:${redaction}`;
+}
+
+/** A short tag of a policy's redaction patterns, for `blobKey`. */
+export function redactionTag(patterns: readonly RegExp[]): string {
+  return createHash('sha256').update(patterns.map((p) => `${p.source}/${p.flags}`).join('\n')).digest('hex').slice(0, 12);
 }
 
 /** Blobs with reference counts; a blob nobody references waits in a bounded orphan list. */

@@ -38,6 +38,8 @@ export interface LoadContext {
   policy: ScopePolicy;
   maxFileBytes?: number;
   blobs: BlobCache;
+  /** `redactionTag` of the policy: part of every blob key. */
+  redaction: string;
   /** Called once per file actually read from disk. */
   onRead(): void;
 }
@@ -81,7 +83,7 @@ export async function loadFile(ctx: LoadContext, relPath: string, previous: Prev
     if (previous.skipped?.reason === reason && previous.skipped.fingerprint === print && previous.blobKey === undefined) return { kind: 'unchanged' };
     return { kind: 'skipped', skipped: { reason, fingerprint: print } };
   }
-  const key = blobKey(result.file.sha256, result.file.language);
+  const key = blobKey(result.file.sha256, result.file.language, ctx.redaction);
   if (key === previous.blobKey) return { kind: 'unchanged', ...(before === null ? {} : { fingerprint: before }) };
   const blob = await ctx.blobs.acquire(key, result.file.language, result.file.text);
   return { kind: 'file', file: result.file, blob, fingerprint: before };

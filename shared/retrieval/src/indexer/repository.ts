@@ -4,7 +4,7 @@
  */
 import { estimateTokens, Bm25Index } from '../ranking';
 import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
-import { BlobCache, blobKey, type Blob } from './blobs';
+import { BlobCache, redactionTag, type Blob } from './blobs';
 import { IndexError } from './errors';
 import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
@@ -65,10 +65,16 @@ export class RepositoryIndex {
       policy,
       ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
       blobs: this.blobs,
+      redaction: redactionTag(policy.redactPatterns),
       onRead: () => {
         this.reads++;
       },
     };
+  }
+
+  /** The indexed paths, in no particular order. */
+  paths(): string[] {
+    return [...this.entries.keys()];
   }
 
   /** Whether `path` is indexed. */
@@ -157,7 +163,7 @@ export class RepositoryIndex {
   }
 
   /** The git signals as stored. */
-  signalsNow(): StoredSignals {
+  private signalsNow(): StoredSignals {
     return { head: this.head, recency: Object.fromEntries(this.recency), coChange: Object.fromEntries(this.graph.coChangeEntries()) };
   }
 
@@ -171,9 +177,8 @@ export class RepositoryIndex {
       for (const path of delta.removed) this.dropPath(path);
       const touched = new Set<string>();
       for (const file of delta.upserted) {
-        const key = file.storedKey ?? blobKey(file.sha256, file.language);
-        if (this.entries.get(file.path)?.blob.key === key) continue;
-        const blob = await this.blobs.adopt(key, file.text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
+        if (this.entries.get(file.path)?.blob.key === file.blobKey) continue;
+        const blob = await this.blobs.adopt(file.blobKey, file.text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
         this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text: file.text }, blob, fingerprint: file.fingerprint }, false);
         touched.add(file.path);
       }
@@ -189,6 +194,7 @@ export class RepositoryIndex {
     const { record, blob } = entry;
     return {
       path,
+      blobKey: blob.key,
       sha256: record.sha256,
       language: record.language,
       bytes: record.bytes,

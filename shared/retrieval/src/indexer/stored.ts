@@ -17,11 +17,8 @@ export interface StoredFile {
   text: string;
   definitions: SymbolDefinition[];
   imports: SymbolImport[];
-  /**
-   * The stored content key (content, language and the scope it was redacted under). Replicas key
-   * their cache by it, so a text redacted anew never hides behind an older one with the same bytes.
-   */
-  storedKey?: string;
+  /** The content key (`blobKey`: sha256, language, redaction), the same in memory and in the store. */
+  blobKey: string;
 }
 
 /** Git signals as the ranking uses them. */

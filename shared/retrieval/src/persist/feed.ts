@@ -7,12 +7,7 @@ import type { IndexFileRow, IndexState, RepositoryIndexRepository } from '@sous/
 import type { Language } from '../scope';
 import type { SymbolDefinition, SymbolImport } from '../symbols';
 import type { IndexDelta, StoredFile, StoredSignals } from '../indexer';
-import type { ScopePolicy } from '../scope';
 
-/** A fingerprint of what decides which files are read and how they are redacted. */
-export function scopeKey(policy: ScopePolicy): string {
-  return JSON.stringify([policy.allowedPaths, policy.excludedPatterns, policy.redactPatterns.map((r) => r.source)]);
-}
 
 /** What changed after the generation a reader holds. */
 export interface StoredChanges {
@@ -81,6 +76,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
         const symbols = blob.symbols as StoredSymbols;
         upserted.push({
           path: row.path,
+          blobKey: row.blobKey as string,
           sha256: row.sha256 as string,
           language: row.language as Language,
           bytes: row.bytes ?? 0,
@@ -88,7 +84,6 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
           text: blob.text,
           definitions: symbols.definitions ?? [],
           imports: symbols.imports ?? [],
-          storedKey: row.blobKey as string,
         });
       }
       const delta: IndexDelta = { upserted, removed };

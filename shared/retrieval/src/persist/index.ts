@@ -1,4 +1,4 @@
-export { storeIndexFeed, scopeKey } from './feed';
+export { storeIndexFeed } from './feed';
 export type { IndexFeed, StoredChanges } from './feed';
 export { IndexWriter } from './writer';
 export type { FlushResult } from './writer';

@@ -4,10 +4,10 @@
  * change so the context API and proxy see it. Records `file_change` and `commit` signals (spec 2.4).
  */
 import type { IndexState, Store } from '@sous/store';
-import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOptions, type RefreshResult } from '../indexer';
-import { headCommit, type ScopePolicy } from '../scope';
+import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOptions } from '../indexer';
+import { headCommit, scopeKey, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
-import { scopeKey, storeIndexFeed, type IndexFeed } from './feed';
+import { storeIndexFeed, type IndexFeed } from './feed';
 import { IndexWriter, type FlushResult } from './writer';
 
 /** A batch of saves larger than this is handled as one re-listing (a checkout, a formatter run). */
@@ -60,7 +60,7 @@ export class LiveIndex {
 
   constructor(private readonly options: LiveIndexOptions) {
     this.index = new RepositoryIndex(options.root, options.policy);
-    this.writer = new IndexWriter(options.store.repositoryIndex, options.workspaceId, this.index, scopeKey(options.policy));
+    this.writer = new IndexWriter(options.store.repositoryIndex, options.workspaceId, this.index);
     this.feed = storeIndexFeed(options.store.repositoryIndex, options.workspaceId);
   }
 
@@ -77,8 +77,7 @@ export class LiveIndex {
       const sameScope = stored.scope_key === scopeKey(this.options.policy);
       const stale: string[] = [];
       for (;;) {
-        // Restored under the in-memory key, so a re-read of unchanged bytes is recognised as unchanged.
-        if (sameScope) await this.index.applyStored({ ...stored.delta, upserted: stored.delta.upserted.map(({ storedKey: _key, ...file }) => file) });
+        if (sameScope) await this.index.applyStored(stored.delta);
         else stale.push(...stored.delta.upserted.map((f) => f.path));
         if (!stored.more) break;
         stored = await this.feed.changesSince(stored.generation, previousHead);
@@ -101,8 +100,7 @@ export class LiveIndex {
         });
         this.progress = null;
         this.head = this.index.stats().head;
-        const gone = stale.filter((path) => !this.index.has(path));
-        if (gone.length > 0) await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });
+        this.writer.forget(stale.filter((path) => !this.index.has(path)));
         await this.flush('ready');
         if (stored.state !== null && this.head !== previousHead) await this.commitSignal(previousHead);
       });
@@ -148,16 +146,14 @@ export class LiveIndex {
    */
   rebuild(policy: ScopePolicy): Promise<void> {
     return this.serial(async () => {
-      const before = new Set(this.index.snapshot().map((f) => f.path));
       this.state = 'indexing';
       const next = await buildRepositoryIndex(this.options.root, policy, { onProgress: (done, total) => (this.progress = { done, total }) });
       this.progress = null;
-      const kept = new Set(next.snapshot().map((f) => f.path));
+      const writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next);
+      // The new index reports every file it holds as added; the ones it dropped are removed.
+      writer.forget(this.index.paths().filter((path) => !next.has(path)));
       this.index = next;
-      this.writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next, scopeKey(policy));
-      // The new index reports every file as added; paths it no longer holds are removed explicitly.
-      const gone = [...before].filter((p) => !kept.has(p));
-      await this.options.store.repositoryIndex.write(this.options.workspaceId, { remove: gone, state: { state: 'indexing' } });
+      this.writer = writer;
       await this.flush('ready');
     });
   }
@@ -175,19 +171,15 @@ export class LiveIndex {
   }
 
   private async filesChanged(paths: string[]): Promise<void> {
+    if (paths.length > MAX_FILE_BATCH) return this.resync();
     const changed: string[] = [];
-    if (paths.length > MAX_FILE_BATCH) {
-      const result: RefreshResult = await this.index.refresh();
-      if (result.added + result.changed + result.removed === 0) return;
-    } else {
-      for (const path of paths) {
-        const change = await this.index.updateFile(path).catch(() => 'unchanged' as const);
-        if (change !== 'unchanged') changed.push(path);
-      }
-      if (changed.length === 0) return;
+    for (const path of paths) {
+      const change = await this.index.updateFile(path).catch(() => 'unchanged' as const);
+      if (change !== 'unchanged') changed.push(path);
     }
+    if (changed.length === 0) return;
     const flushed = await this.flush('ready');
-    await this.fileChangeSignal(changed.length > 0 ? changed : flushed.paths, flushed.generation);
+    await this.fileChangeSignal(changed, flushed.generation);
   }
 
   private async headMoved(): Promise<void> {
@@ -202,10 +194,11 @@ export class LiveIndex {
     const result = await this.index.refresh();
     this.head = this.index.stats().head;
     const moved = this.head !== previous;
-    if (result.added + result.changed + result.removed === 0 && !moved) return;
+    const files = result.added + result.changed + result.removed;
+    if (files === 0 && !moved) return;
     const flushed = await this.flush('ready');
-    if (result.added + result.changed + result.removed > 0 && !moved) await this.fileChangeSignal(flushed.paths, flushed.generation);
     if (moved) await this.commitSignal(previous);
+    else await this.fileChangeSignal(flushed.paths, flushed.generation);
   }
 
   private async fileChangeSignal(paths: string[], generation: number): Promise<void> {

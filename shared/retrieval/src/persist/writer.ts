@@ -1,7 +1,7 @@
 /** Writing the index to the store: the daemon flushes what changed after every build or update. */
-import { createHash } from 'node:crypto';
 import type { IndexState, RepositoryIndexRepository } from '@sous/store';
-import { blobKey, fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
+import { fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
+import { scopeKey } from '../scope';
 
 /** Files and text characters per write transaction. */
 export const CHUNK_FILES = 200;
@@ -17,19 +17,21 @@ export interface FlushResult {
 /** Flushes one index's changes to the store tables of one workspace. Flushes run one at a time. */
 export class IndexWriter {
   private queue: Promise<unknown> = Promise.resolve();
-  /** Changes taken from the index whose write failed; merged into the next flush, never dropped. */
+  /** Changes for the next flush: forgotten paths, and changes whose write failed (never dropped). */
   private pending: IndexDelta | null = null;
 
   constructor(
     private readonly repo: RepositoryIndexRepository,
     private readonly workspaceId: string,
     private readonly index: RepositoryIndex,
-    /** Stored with every write: the scope the texts were read under. */
-    private readonly scopeKey?: string,
   ) {}
 
-  private get scopeTag(): string {
-    return createHash('sha256').update(this.scopeKey ?? '').digest('hex').slice(0, 12);
+  /**
+   * Paths the store may hold that the index does not (rows written under another scope, or by the
+   * index this one replaces): removed with the next flush.
+   */
+  forget(paths: readonly string[]): void {
+    if (paths.length > 0) this.pending = merge(this.pending, { upserted: [], removed: [...paths] });
   }
 
   /** Writes the changes taken from the index, with `state` (and `error` when failed). */
@@ -41,11 +43,20 @@ export class IndexWriter {
 
   private async write(state: IndexState, error?: string): Promise<FlushResult> {
     const delta = merge(this.pending, this.index.takeChanges());
-    this.pending = delta;
+    this.pending = null;
+    try {
+      return await this.writeDelta(delta, state, error);
+    } catch (err) {
+      // Kept for the next flush, under anything forgotten meanwhile: never dropped.
+      this.pending = merge(delta, this.pending ?? { upserted: [], removed: [] });
+      throw err;
+    }
+  }
+
+  private async writeDelta(delta: IndexDelta, state: IndexState, error?: string): Promise<FlushResult> {
     const stats = this.index.stats();
     const files = delta.upserted.map((f) => {
-      // The same bytes redacted under another scope are another stored text.
-      const key = `${blobKey(f.sha256, f.language)}:${this.scopeTag}`;
+      const key = f.blobKey;
       return { file: { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) }, blob: { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } } };
     });
     // A first build of a large repository is written in bounded transactions (a generation each),
@@ -67,7 +78,8 @@ export class IndexWriter {
       filesIndexed: stats.files_indexed,
       skipped: stats.skipped as Record<string, number>,
       error: error ?? null,
-      ...(this.scopeKey === undefined ? {} : { scopeKey: this.scopeKey }),
+      // Stored with every write: the scope the texts were read under.
+      scopeKey: scopeKey(this.index.policy),
     };
     let generation = 0;
     for (const [i, chunk] of chunks.entries()) {
@@ -85,7 +97,6 @@ export class IndexWriter {
         },
       });
     }
-    this.pending = null;
     return { generation, paths: [...delta.upserted.map((f) => f.path), ...delta.removed] };
   }
 }

@@ -109,3 +109,8 @@ function compileExcluder(rawPattern: string): Excluder {
   const isMatch = picomatch(dirOnly ? [`${anchored}/**`] : [anchored, `${anchored}/**`], PICOMATCH_OPTIONS);
   return (normal) => isMatch(normal);
 }
+
+/** A fingerprint of what decides which files are read and how they are redacted. */
+export function scopeKey(policy: ScopePolicy): string {
+  return JSON.stringify([policy.allowedPaths, policy.excludedPatterns, policy.redactPatterns.map((r) => `${r.source}/${r.flags}`)]);
+}
