@@ -155,6 +155,12 @@ describe('analyzePrompt', () => {
     expect(analyzePrompt('Calling `cache.invalidate(key)` twice hangs').fragments).toEqual(['cache.invalidate(key)']);
   });
 
+  test('words of a hyphenated fragment are terms, not symbol names', () => {
+    const analysis = analyzePrompt('Set stricter `Content-Security-Policy` header, see `--dry-run` and `getCsp`');
+    expect(analysis.identifiers).toEqual(['getCsp']);
+    expect(analysis.terms.map((t) => t.term)).toEqual(expect.arrayContaining(['content', 'security', 'policy', 'dry']));
+  });
+
   test('handles large pathological input (regexes stay linear)', () => {
     const huge = [' ' + 'a.'.repeat(50000), 'aB'.repeat(50000), 'x: '.repeat(30000), 'Error'.repeat(20000)].join('\n');
     const analysis = analyzePrompt(huge);

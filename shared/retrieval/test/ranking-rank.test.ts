@@ -19,7 +19,7 @@ describe('rankFiles', () => {
     const candidates: RankCandidate[] = [
       { path: 'README.md', text: `${text} ${text}` },
       { path: 'lib/index.d.ts', text: `${text} ${text}` },
-      { path: 'test/lock.test.js', text: `${text} ${text}` },
+      { path: 'test/index.test.js', text: `${text} ${text}` },
       { path: 'lib/index.js', text },
     ];
     const report = rankFiles(analyzePrompt('Be robust to lock names that are also Object keys'), candidates);
@@ -28,7 +28,7 @@ describe('rankFiles', () => {
     const docs = rankFiles(analyzePrompt('The README says lock names may be Object keys'), candidates);
     expect(paths(docs)[0]).toBe('README.md');
     const tests = rankFiles(analyzePrompt('the test for lock names that are Object keys is flaky'), candidates);
-    expect(paths(tests)[0]).toBe('test/lock.test.js');
+    expect(paths(tests)[0]).toBe('test/index.test.js');
   });
 
   test('a traceback frame beats lexical noise', () => {
@@ -47,7 +47,8 @@ describe('rankFiles', () => {
     const ranked = rankFiles(analysis, candidates);
     expect(paths(ranked)).toEqual(['shop/pricing.py', 'shop/api.py', 'docs/coupons.md']);
     expect(signals(ranked[0])).toContain('traceback_frame');
-    expect(signals(ranked[2])).toEqual(['lexical']);
+    // Its name holds a prompt word: a path term, on top of its words.
+    expect(signals(ranked[2])).toEqual(['path_terms', 'lexical']);
   });
 
   test('a named path wins over lexical matches elsewhere', () => {
@@ -59,7 +60,35 @@ describe('rankFiles', () => {
     ]);
     expect(ranked[0]?.path).toBe('src/billing/round.ts');
     expect(ranked[0]?.rationale[0]).toEqual({ signal: 'path_named', detail: 'prompt names src/billing/round.ts:12', weight: SIGNAL_WEIGHTS.path_named });
-    expect(paths(ranked)).not.toContain('test/round.ts');
+    // Only its name relates it (the prompt's `round.ts`, "rounded"): last, for that reason alone.
+    expect(ranked[ranked.length - 1]?.path).toBe('test/round.ts');
+    expect(signals(ranked[ranked.length - 1])).toEqual(['path_terms']);
+  });
+
+  test('among files with the same words, the one whose folder the prompt names wins; common folder names count for nothing', () => {
+    const body = 'always close the last open tag when writing the report';
+    const candidates: RankCandidate[] = [
+      ...Array.from({ length: 30 }, (_, i): RankCandidate => ({ path: `lib/other${i}/index.js`, text: body })),
+      { path: 'lib/clover/index.js', text: body },
+    ];
+    const ranked = rankFiles(analyzePrompt('**clover:** always close last open tag'), candidates);
+    expect(ranked[0]?.path).toBe('lib/clover/index.js');
+    expect(ranked[0]?.rationale[0]).toMatchObject({ signal: 'path_terms', detail: 'path has clover' });
+    // `lib` and `index` are in every path: they label nothing and never count.
+    const common = rankFiles(analyzePrompt('the lib index is slow'), candidates);
+    expect(common.some((r) => signals(r).includes('path_terms'))).toBe(false);
+  });
+
+  test('a name defined in many files counts less than one defined in a single file', () => {
+    const candidates: RankCandidate[] = [
+      { path: 'src/qs/parse.ts', text: 'export function parseQuery() {}', definitions: ['parseQuery'] },
+      ...Array.from({ length: 20 }, (_, i): RankCandidate => ({ path: `src/p${i}.ts`, text: 'export function parse() {}', definitions: ['parse'] })),
+    ];
+    const ranked = rankFiles(analyzePrompt('`parse` and `parseQuery` drop empty keys'), candidates);
+    expect(ranked[0]?.path).toBe('src/qs/parse.ts');
+    const common = ranked.find((r) => r.path === 'src/p0.ts')?.rationale.find((r) => r.signal === 'symbol_defined');
+    expect(common?.detail).toBe('defines parse (20 files define it)');
+    expect(common?.weight).toBeLessThan(SIGNAL_WEIGHTS.symbol_defined * 0.5);
   });
 
   test('the file defining a symbol beats one that only mentions it', () => {

@@ -3,9 +3,9 @@
  * query ranks only files that can reach its first topN, chosen so that the result equals ranking
  * them all (`rankFiles`, co-change lifts weakened, recency-only files dropped):
  *
- * 1. Each BM25 hit's own signals are bounded by its BM25 share plus its recency (O(1) each, no
- *    file built). A file without a hit, a named path, a frame or a defined name has recency alone
- *    and is never returned.
+ * 1. The own signals of a file with a word match (a BM25 hit or a path term) are bounded by its
+ *    BM25 share, its path-term share and its recency (O(1) each, no file built). A file without a
+ *    word match, a named path, a frame or a defined name has recency alone and is never returned.
  * 2. Seeds (files named by a prompt path or frame, files defining a name the prompt mentions, the
  *    best BM25 hits, and every hit whose bound could pass a graph lift) are ranked without links:
  *    their own scores. Only seeds can pass a lift (GRAPH_MIN_SOURCE_SCORE); the topN-th own score
@@ -20,6 +20,7 @@ import {
   SIGNAL_WEIGHTS,
   type Bm25Index,
   type Bm25Scores,
+  type PathTermScores,
   type PromptAnalysis,
   type RankCandidate,
   type RankedFile,
@@ -106,13 +107,13 @@ function relatesToPrompt(file: RankedFile): boolean {
 }
 
 /** `rankFiles` over `files`; only `sources` bring links (every edge that can carry a lift). */
-function rank(analysis: PromptAnalysis, scores: Bm25Scores, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>): RankedFile[] {
+function rank(analysis: PromptAnalysis, scores: Bm25Scores, pathTerms: PathTermScores, lookup: FileLookup, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>): RankedFile[] {
   const candidates: RankCandidate[] = [];
   for (const f of files) {
     const neighbours = sources.get(f.path)?.neighbours;
     candidates.push({ path: f.path, definedNames: f.definedNames, recency: f.recency, ...(neighbours === undefined ? {} : { neighbours }) });
   }
-  return weakenCoChange(rankFiles(analysis, candidates, { scores }), sources).filter(relatesToPrompt);
+  return weakenCoChange(rankFiles(analysis, candidates, { scores, pathTerms, definitions: lookup }), sources).filter(relatesToPrompt);
 }
 
 const recencyWeight = (recency: number): number => SIGNAL_WEIGHTS.recently_changed * Math.min(1, Math.max(0, recency));
@@ -124,11 +125,19 @@ const recencyWeight = (recency: number): number => SIGNAL_WEIGHTS.recently_chang
  */
 export function rankReachable(analysis: PromptAnalysis, source: QuerySource, topN: number): CandidateRanking {
   const scores = source.bm25.scores(analysis.terms);
+  const pathTerms = source.lookup.pathTerms(analysis);
   const bestHits = scores.top(Math.max(topN, LEXICAL_SEEDS));
   const best = bestHits[0];
-  // A hit's own signals are at most its BM25 share plus its recency (no path, frame or name).
-  const lexical = (score: number): number => (SIGNAL_WEIGHTS.lexical * score) / (best?.score ?? 1);
-  const hitBound = (path: string, score: number): number => lexical(score) + recencyWeight(source.recency(path));
+  // Word signals (BM25 share, path terms) and recency bound the own score of a file that no prompt
+  // path, frame or name points at.
+  const words = (path: string, score: number): number =>
+    (SIGNAL_WEIGHTS.lexical * score) / (best?.score ?? 1) + SIGNAL_WEIGHTS.path_terms * (pathTerms.get(path)?.share ?? 0);
+  const wordBound = (path: string, score: number): number => words(path, score) + recencyWeight(source.recency(path));
+  // Every file with a word signal, once: BM25 hits, then path-term files without a hit.
+  const forEachWordMatch = (fn: (path: string, score: number) => void): void => {
+    scores.forEach(fn);
+    for (const path of pathTerms.keys()) if (scores.score(path) === 0) fn(path, 0);
+  };
   const files = new Map<string, QueryableFile>();
   const add = (path: string): void => {
     const file = files.has(path) ? undefined : source.file(path);
@@ -138,13 +147,13 @@ export function rankReachable(analysis: PromptAnalysis, source: QuerySource, top
   // Step 2. The best hit is always ranked: every file's BM25 share is relative to it.
   const seeds = new Set(source.lookup.directMatches(analysis));
   for (const hit of bestHits) seeds.add(hit.docId);
-  scores.forEach((path, score) => {
-    // Recency is looked up only when the share alone leaves it a chance.
-    if (lexical(score) + SIGNAL_WEIGHTS.recently_changed + MARGIN < GRAPH_MIN_SOURCE_SCORE) return;
-    if (hitBound(path, score) + MARGIN >= GRAPH_MIN_SOURCE_SCORE) seeds.add(path);
+  forEachWordMatch((path, score) => {
+    // Recency is looked up only when the word signals alone leave it a chance.
+    if (words(path, score) + SIGNAL_WEIGHTS.recently_changed + MARGIN < GRAPH_MIN_SOURCE_SCORE) return;
+    if (wordBound(path, score) + MARGIN >= GRAPH_MIN_SOURCE_SCORE) seeds.add(path);
   });
   seeds.forEach(add);
-  const own = rank(analysis, scores, files.values(), new Map());
+  const own = rank(analysis, scores, pathTerms, source.lookup, files.values(), new Map());
   const bar = own[topN - 1]?.score ?? Number.NEGATIVE_INFINITY;
 
   // Step 3. The best lift each file can get.
@@ -163,11 +172,13 @@ export function rankReachable(analysis: PromptAnalysis, source: QuerySource, top
   };
   const ownScore = new Map(own.map((f) => [f.path, f.score]));
   for (const path of seeds) consider(path, ownScore.get(path) ?? recencyWeight(source.recency(path)));
-  scores.forEach((path, score) => {
-    if (seeds.has(path) || lexical(score) + SIGNAL_WEIGHTS.recently_changed + (lifts.get(path) ?? 0) + MARGIN < bar) return;
-    consider(path, hitBound(path, score));
+  forEachWordMatch((path, score) => {
+    if (seeds.has(path) || words(path, score) + SIGNAL_WEIGHTS.recently_changed + (lifts.get(path) ?? 0) + MARGIN < bar) return;
+    consider(path, wordBound(path, score));
   });
-  for (const path of lifts.keys()) if (!seeds.has(path) && scores.score(path) === 0) consider(path, recencyWeight(source.recency(path)));
+  for (const path of lifts.keys()) {
+    if (!seeds.has(path) && scores.score(path) === 0 && !pathTerms.has(path)) consider(path, recencyWeight(source.recency(path)));
+  }
 
   // Ranked again: those files, every source next to one of them, and the best hit.
   const ranked = new Set(reaching);
@@ -175,6 +186,6 @@ export function rankReachable(analysis: PromptAnalysis, source: QuerySource, top
   for (const [path, s] of sources) if (s.neighbours.some((n) => reaching.has(n))) ranked.add(path);
   ranked.forEach(add);
   const rankedSources = new Map([...sources].filter(([path]) => ranked.has(path)));
-  const result = rank(analysis, scores, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources);
+  const result = rank(analysis, scores, pathTerms, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources);
   return { ranked: result, files };
 }

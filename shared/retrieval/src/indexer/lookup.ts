@@ -3,7 +3,7 @@
  * normalized definition names and path base names. With them a query finds the files a prompt
  * names or whose symbols it mentions without visiting every file.
  */
-import { identifierTokens, pathBase, pathMatches, promptNames, type PromptAnalysis } from '../ranking';
+import { identifierTokens, PathTermIndex, pathBase, pathMatches, promptNames, type PathTermScores, type PromptAnalysis } from '../ranking';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -26,6 +26,8 @@ export class FileLookup {
   private readonly namesOf = new Map<string, ReadonlySet<string>>();
   /** `pathBase` → paths. */
   private readonly byBase = new Map<string, Set<string>>();
+  /** Folder and file-name words → paths. */
+  private readonly pathWords = new PathTermIndex();
 
   /** Records (or replaces) a file's definitions. */
   set(path: string, definitions: ReadonlyArray<{ name: string }>): void {
@@ -38,6 +40,7 @@ export class FileLookup {
     this.namesOf.set(path, names);
     for (const name of names) addTo(this.byName, name, path);
     addTo(this.byBase, pathBase(path), path);
+    this.pathWords.add(path);
   }
 
   /** Forgets a file. */
@@ -47,11 +50,27 @@ export class FileLookup {
     this.namesOf.delete(path);
     for (const name of names) deleteFrom(this.byName, name, path);
     deleteFrom(this.byBase, pathBase(path), path);
+    this.pathWords.remove(path);
+  }
+
+  /** Number of files recorded. */
+  get files(): number {
+    return this.namesOf.size;
+  }
+
+  /** How many files define a normalized name. */
+  count(name: string): number {
+    return this.byName.get(name)?.size ?? 0;
   }
 
   /** The file's definition names, normalized (empty when unknown). */
   definedNames(path: string): ReadonlySet<string> {
     return this.namesOf.get(path) ?? NONE;
+  }
+
+  /** Files whose folder or file names hold prompt terms (`PathTermIndex.scores`). */
+  pathTerms(analysis: PromptAnalysis): PathTermScores {
+    return this.pathWords.scores(analysis.terms);
   }
 
   /**

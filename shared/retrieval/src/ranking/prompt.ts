@@ -92,6 +92,14 @@ function extractErrors(text: string): ErrorMention[] {
   return errors;
 }
 
+/**
+ * A word joined to others by `-` (`Content-Security-Policy`, `--dry-run`) is a header, flag or
+ * kebab-case name: its words still count as terms, but none of them alone names a symbol.
+ */
+function hyphenated(text: string, start: number, length: number): boolean {
+  return (text[start - 1] === '-' && /\w/.test(text[start - 2] ?? '')) || (text[start + length] === '-' && /\w/.test(text[start + length + 1] ?? ''));
+}
+
 function extractIdentifiers(text: string, fragments: readonly string[]): string[] {
   const found = new Set<string>();
   for (const m of text.matchAll(DOTTED_RE)) {
@@ -105,7 +113,7 @@ function extractIdentifiers(text: string, fragments: readonly string[]): string[
     if (looksLikeCode(m[0], after === '(')) found.add(m[0]);
   }
   for (const fragment of fragments) {
-    for (const m of fragment.matchAll(WORD_RE)) if (m[0].length > 1) found.add(m[0]);
+    for (const m of fragment.matchAll(WORD_RE)) if (m[0].length > 1 && !hyphenated(fragment, m.index ?? 0, m[0].length)) found.add(m[0]);
   }
   return [...found];
 }

@@ -5,6 +5,7 @@
 import { Bm25Index, type Bm25Hit, type Bm25Scores } from './bm25';
 import type { TracebackFrame } from './frames';
 import { pathBase, pathMatches, type MentionedPath } from './paths';
+import { PathTermIndex, type PathTermScores } from './path-terms';
 import type { PromptAnalysis } from './prompt';
 import { identifierTokens } from './tokens';
 import {
@@ -64,6 +65,22 @@ export interface RankOptions {
   index?: Bm25Index;
   /** Scores of `analysis.terms` already computed with `index.scores`; used instead of `index`. */
   scores?: Bm25Scores;
+  /**
+   * Path-term matches of `analysis.terms` over the whole repository (`PathTermIndex.scores`); by
+   * default computed over the candidates' paths.
+   */
+  pathTerms?: PathTermScores;
+  /**
+   * How many files define a normalized name, out of how many, over the whole repository
+   * (`FileLookup`); by default counted over the candidates.
+   */
+  definitions?: DefinitionCounts;
+}
+
+/** Definition counts by normalized name (see `RankOptions.definitions`). */
+export interface DefinitionCounts {
+  readonly files: number;
+  count(name: string): number;
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
@@ -112,21 +129,47 @@ export function promptNames(analysis: PromptAnalysis): Map<string, string> {
   return names;
 }
 
-function symbolSignal(names: Map<string, string>, candidate: RankCandidate, w: SignalWeights): RationaleEntry | null {
-  const defined = new Set<string>();
+function candidateDefinitions(candidates: readonly RankCandidate[]): DefinitionCounts {
+  const counts = new Map<string, number>();
+  for (const c of candidates) {
+    const names = c.definedNames ?? new Set((c.definitions ?? []).flatMap((d) => identifierTokens(d).whole ?? []));
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return { files: candidates.length, count: (name) => counts.get(name) ?? 0 };
+}
+
+/**
+ * How telling it is that a file defines `name`: 1 for a name one file defines, less the more files
+ * define it (`parse`, `init`, `get` are defined everywhere): BM25's idf over definitions, relative
+ * to the largest possible. Never above 1, so it only lowers a score.
+ */
+function definitionRarity(name: string, counts: DefinitionCounts): number {
+  const n = Math.max(1, counts.files);
+  const df = Math.max(1, counts.count(name));
+  const idf = (d: number): number => Math.log(1 + (n - d + 0.5) / (d + 0.5));
+  return Math.min(1, idf(df) / idf(1));
+}
+
+function symbolSignal(names: Map<string, string>, candidate: RankCandidate, counts: DefinitionCounts, w: SignalWeights): RationaleEntry | null {
+  const defined = new Map<string, string>();
   if (candidate.definedNames !== undefined) {
-    for (const [whole, shown] of names) if (candidate.definedNames.has(whole)) defined.add(shown);
+    for (const [whole, shown] of names) if (candidate.definedNames.has(whole)) defined.set(shown, whole);
   } else {
     for (const definition of candidate.definitions ?? []) {
       const { whole } = identifierTokens(definition);
       const shown = whole === null ? undefined : names.get(whole);
-      if (shown !== undefined) defined.add(shown);
+      if (shown !== undefined && whole !== null) defined.set(shown, whole);
     }
   }
   if (defined.size === 0) return null;
-  const matches = [...defined].sort().slice(0, SYMBOL_MAX_MATCHES);
-  const weight = w.symbol_defined + SYMBOL_EXTRA_WEIGHT * (matches.length - 1);
-  return { signal: 'symbol_defined', detail: `defines ${matches.join(', ')}`, weight };
+  // The rarest names count: the first at full symbol weight, the others as extras.
+  const matches = [...defined]
+    .map(([shown, whole]) => ({ shown, files: counts.count(whole), rarity: definitionRarity(whole, counts) }))
+    .sort((a, b) => b.rarity - a.rarity || (a.shown < b.shown ? -1 : 1))
+    .slice(0, SYMBOL_MAX_MATCHES);
+  const weight = matches.reduce((total, m, i) => total + m.rarity * (i === 0 ? w.symbol_defined : SYMBOL_EXTRA_WEIGHT), 0);
+  const shown = matches.map((m) => (m.files > 1 ? `${m.shown} (${m.files} files define it)` : m.shown));
+  return { signal: 'symbol_defined', detail: `defines ${shown.join(', ')}`, weight };
 }
 
 /**
@@ -147,6 +190,24 @@ function kindFactor(path: string, analysis: PromptAnalysis): { kind: string; fac
     return { kind: k.kind, factor: k.factor };
   }
   return null;
+}
+
+function pathTermSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
+  let scores = options.pathTerms;
+  if (scores === undefined) {
+    const index = new PathTermIndex();
+    for (const c of candidates) index.add(c.path);
+    scores = index.scores(analysis.terms);
+  }
+  const out = new Map<string, RationaleEntry>();
+  for (const c of candidates) {
+    const hit = scores.get(c.path);
+    if (hit === undefined) continue;
+    const kind = kindFactor(c.path, analysis);
+    const note = kind === null ? '' : `; ${kind.kind} x${kind.factor}`;
+    out.set(c.path, { signal: 'path_terms', detail: `path has ${hit.matched.slice(0, 4).join(', ')}${note}`, weight: w.path_terms * hit.share * (kind?.factor ?? 1) });
+  }
+  return out;
 }
 
 function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
@@ -200,13 +261,15 @@ const sum = (entries: readonly RationaleEntry[]): number => entries.reduce((tota
 export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions = {}): RankedFile[] {
   const w: SignalWeights = { ...SIGNAL_WEIGHTS, ...options.weights };
   const names = promptNames(analysis);
+  const counts = options.definitions ?? candidateDefinitions(candidates);
   const named = promptPaths(analysis.paths, (p) => p.path);
   const frames = promptPaths(analysis.frames, (f) => f.file);
   const lexical = lexicalSignals(analysis, candidates, w, options);
+  const pathTerms = pathTermSignals(analysis, candidates, w, options);
   const direct = new Map<string, RationaleEntry[]>();
   for (const c of candidates) {
     const base = pathBase(c.path);
-    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, w), lexical.get(c.path) ?? null];
+    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, counts, w), pathTerms.get(c.path) ?? null, lexical.get(c.path) ?? null];
     const recency = Math.min(1, Math.max(0, c.recency ?? 0));
     if (recency > 0) entries.push({ signal: 'recently_changed', detail: `recency ${recency.toFixed(2)}`, weight: w.recently_changed * recency });
     direct.set(c.path, entries.filter((e): e is RationaleEntry => e !== null && e.weight > 0));

@@ -30,8 +30,24 @@ export const IDENTIFIER_RE = /[A-Za-z_$][A-Za-z0-9_$]*/g;
  */
 export function stem(token: string): string {
   if (token.length > 4 && token.endsWith('ies')) return `${token.slice(0, -3)}y`;
-  if (token.length > 3 && token.endsWith('s') && !/(ss|us|is)$/.test(token)) return token.slice(0, -1);
+  if (token.length > 3 && token.endsWith('s')) {
+    // Not after `s`, `u` or `i` (`class`, `status`, `analysis`).
+    const before = token.charCodeAt(token.length - 2);
+    if (before !== 115 && before !== 117 && before !== 105) return token.slice(0, -1);
+  }
   return token;
+}
+
+/** `_` or `$`, trimmed from a token's ends. */
+const isEdgeMark = (c: number): boolean => c === 95 || c === 36;
+
+/** Whether a non-empty string is all ASCII digits. */
+function isDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /**
@@ -39,9 +55,13 @@ export function stem(token: string): string {
  * digits only).
  */
 export function normalizeToken(raw: string): string | null {
-  const lower = raw.toLowerCase().replace(/^[_$]+|[_$]+$/g, '');
+  let lower = raw.toLowerCase();
+  // Most tokens have no `_`/`$` at their ends: skip the regex (the hot path of snippets and BM25).
+  if (lower.length > 0 && (isEdgeMark(lower.charCodeAt(0)) || isEdgeMark(lower.charCodeAt(lower.length - 1)))) {
+    lower = lower.replace(/^[_$]+|[_$]+$/g, '');
+  }
   if (lower.length < MIN_TOKEN_LENGTH || lower.length > MAX_TOKEN_LENGTH) return null;
-  if (/^[0-9]+$/.test(lower) || STOPWORDS.has(lower)) return null;
+  if (isDigits(lower) || STOPWORDS.has(lower)) return null;
   const stemmed = stem(lower);
   return STOPWORDS.has(stemmed) ? null : stemmed;
 }
@@ -65,6 +85,54 @@ export function identifierTokens(identifier: string): IdentifierTokens {
     if (token !== null && token !== whole) parts.push(token);
   }
   return { whole, parts };
+}
+
+/**
+ * A map that forgets its oldest entries beyond `limit` entries, so that a process-wide memo keeps a
+ * flat memory footprint however many distinct keys pass through it.
+ */
+export class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(readonly limit: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: V): void {
+    if (!this.entries.has(key) && this.entries.size >= this.limit) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, value);
+  }
+}
+
+/** Identifiers whose tokens `identifierTokensOf` remembers (about 150 bytes each). */
+export const IDENTIFIER_MEMO_LIMIT = 20_000;
+
+// Code repeats its names across files and queries: snippets tokenize the same identifiers again.
+const identifierMemo = new BoundedMemo<readonly string[]>(IDENTIFIER_MEMO_LIMIT);
+
+/**
+ * `codeTokens` of one whole identifier (an `IDENTIFIER_RE` match): its normalized whole form, then
+ * its normalized parts. Remembered process-wide (bounded); the array is shared, do not change it.
+ */
+export function identifierTokensOf(identifier: string): readonly string[] {
+  const known = identifierMemo.get(identifier);
+  if (known !== undefined) return known;
+  // A slice of a file's text would keep the whole text alive as long as the memo holds it (or a
+  // token cut from it); concatenating then slicing copies the characters into a string of its own.
+  const own = ` ${identifier}`.slice(1);
+  const { whole, parts } = identifierTokens(own);
+  const tokens = whole === null ? parts : [whole, ...parts];
+  identifierMemo.set(own, tokens);
+  return tokens;
 }
 
 /**

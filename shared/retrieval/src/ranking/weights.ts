@@ -28,6 +28,7 @@ export type TermKind = keyof typeof TERM_WEIGHTS;
 /** The signals `rankFiles` combines; each appears in a file's rationale when it fired. */
 export type Signal =
   | 'path_named'
+  | 'path_terms'
   | 'traceback_frame'
   | 'symbol_defined'
   | 'lexical'
@@ -41,6 +42,8 @@ export type SignalWeights = Record<Signal, number>;
 export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   /** The prompt names the file: the most explicit hint there is. */
   path_named: 1.5,
+  /** Times the file's path-term share (0..1): prompt words that are its folder or file names. */
+  path_terms: 0.5,
   /** Times the frame's relevance (1 for the innermost frame; see FRAME_DECAY). */
   traceback_frame: 1.5,
   /** First prompt identifier the file defines; SYMBOL_EXTRA_WEIGHT per further one. */
