@@ -9,7 +9,7 @@ export type { IdentifierTokens } from './tokens';
 export { Bm25Index, BM25_B, BM25_K1, DEFAULT_SEARCH_LIMIT } from './bm25';
 export type { Bm25Hit, Bm25Options, Bm25Scores, WeightedTerm } from './bm25';
 export { promptNames, rankFiles } from './rank';
-export { PathTermIndex, pathStem, pathTerms, PATH_TERM_MAX_SHARE } from './path-terms';
+export { PathTermIndex, pathStem, pathTerms, PATH_TERM_HALF, PATH_TERM_MAX_SHARE } from './path-terms';
 export type { PathTermHit, PathTermScores } from './path-terms';
 export type { DefinitionCounts, RankCandidate, RankedFile, RankOptions, RationaleEntry } from './rank';
 export { GRAPH_MIN_SOURCE_SCORE, SIGNAL_WEIGHTS, SYMBOL_EXTRA_WEIGHT, SYMBOL_MAX_MATCHES, TERM_WEIGHTS } from './weights';

@@ -45,15 +45,16 @@ export function pathTerms(path: string): string[] {
 }
 
 /**
- * A path's match is full when its matched terms weigh this many times the rarest possible plain
- * word: one rare identifier, or a rare word and a fairly rare one, fill it; a common word alone
- * (`error`, `util`) does not.
+ * A path's share saturates like BM25's term frequency: `score / (score + PATH_TERM_HALF × ln(1 + N))`.
+ * It is one half when the matched words weigh as much as the rarest possible plain word, so one rare
+ * identifier or two rare words count far more than one common word (`error`, `util`), and a path
+ * matching more still ranks above one matching less.
  */
-export const PATH_TERM_SATURATION = 2;
+export const PATH_TERM_HALF = 1;
 
 /** A file's path-term match for one prompt. */
 export interface PathTermHit {
-  /** 0..1: how fully its path matches (PATH_TERM_SATURATION). */
+  /** 0..1: how fully its path matches (see PATH_TERM_HALF). */
   share: number;
   /** The prompt terms its path holds, strongest first. */
   matched: string[];
@@ -122,11 +123,11 @@ export class PathTermIndex {
         }
       }
     }
-    const full = PATH_TERM_SATURATION * Math.log(1 + n);
+    const half = PATH_TERM_HALF * Math.log(1 + n);
     const out = new Map<string, PathTermHit>();
     for (const [path, hit] of raw) {
       const matched = hit.matched.sort((a, b) => b.value - a.value || (a.term < b.term ? -1 : 1)).map((m) => m.term);
-      out.set(path, { share: Math.min(1, hit.score / full), matched });
+      out.set(path, { share: hit.score / (hit.score + half), matched });
     }
     return out;
   }

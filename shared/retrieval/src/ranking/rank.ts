@@ -150,7 +150,7 @@ function definitionRarity(name: string, counts: DefinitionCounts): number {
   return Math.min(1, idf(df) / idf(1));
 }
 
-function symbolSignal(names: Map<string, string>, candidate: RankCandidate, counts: DefinitionCounts, w: SignalWeights): RationaleEntry | null {
+function symbolSignal(names: Map<string, string>, candidate: RankCandidate, counts: DefinitionCounts, kind: { kind: string; factor: number } | null, w: SignalWeights): RationaleEntry | null {
   const defined = new Map<string, string>();
   if (candidate.definedNames !== undefined) {
     for (const [whole, shown] of names) if (candidate.definedNames.has(whole)) defined.set(shown, whole);
@@ -167,9 +167,12 @@ function symbolSignal(names: Map<string, string>, candidate: RankCandidate, coun
     .map(([shown, whole]) => ({ shown, files: counts.count(whole), rarity: definitionRarity(whole, counts) }))
     .sort((a, b) => b.rarity - a.rarity || (a.shown < b.shown ? -1 : 1))
     .slice(0, SYMBOL_MAX_MATCHES);
-  const weight = matches.reduce((total, m, i) => total + m.rarity * (i === 0 ? w.symbol_defined : SYMBOL_EXTRA_WEIGHT), 0);
+  // Declarations and tests define names too, but a fix lives in the implementation.
+  const factor = kind?.factor ?? 1;
+  const weight = factor * matches.reduce((total, m, i) => total + m.rarity * (i === 0 ? w.symbol_defined : SYMBOL_EXTRA_WEIGHT), 0);
   const shown = matches.map((m) => (m.files > 1 ? `${m.shown} (${m.files} files define it)` : m.shown));
-  return { signal: 'symbol_defined', detail: `defines ${shown.join(', ')}`, weight };
+  const note = factor < 1 && kind !== null ? `; ${kind.kind} x${kind.factor}` : '';
+  return { signal: 'symbol_defined', detail: `defines ${shown.join(', ')}${note}`, weight };
 }
 
 /**
@@ -269,7 +272,7 @@ export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCan
   const direct = new Map<string, RationaleEntry[]>();
   for (const c of candidates) {
     const base = pathBase(c.path);
-    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, counts, w), pathTerms.get(c.path) ?? null, lexical.get(c.path) ?? null];
+    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, counts, kindFactor(c.path, analysis), w), pathTerms.get(c.path) ?? null, lexical.get(c.path) ?? null];
     const recency = Math.min(1, Math.max(0, c.recency ?? 0));
     if (recency > 0) entries.push({ signal: 'recently_changed', detail: `recency ${recency.toFixed(2)}`, weight: w.recently_changed * recency });
     direct.set(c.path, entries.filter((e): e is RationaleEntry => e !== null && e.weight > 0));

@@ -43,7 +43,7 @@ export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   /** The prompt names the file: the most explicit hint there is. */
   path_named: 1.5,
   /** Times the file's path-term share (0..1): prompt words that are its folder or file names. */
-  path_terms: 0.5,
+  path_terms: 0.6,
   /** Times the frame's relevance (1 for the innermost frame; see FRAME_DECAY). */
   traceback_frame: 1.5,
   /** First prompt identifier the file defines; SYMBOL_EXTRA_WEIGHT per further one. */
