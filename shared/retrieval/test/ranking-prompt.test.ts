@@ -169,6 +169,6 @@ describe('analyzePrompt', () => {
   });
 
   test('an empty prompt yields empty lists', () => {
-    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], terms: [] });
+    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], labels: [], terms: [] });
   });
 });

@@ -47,8 +47,8 @@ describe('rankFiles', () => {
     const ranked = rankFiles(analysis, candidates);
     expect(paths(ranked)).toEqual(['shop/pricing.py', 'shop/api.py', 'docs/coupons.md']);
     expect(signals(ranked[0])).toContain('traceback_frame');
-    // Its name holds a prompt word: a path term, on top of its words.
-    expect(signals(ranked[2])).toEqual(['path_terms', 'lexical']);
+    // Its name holds a prose word of the prompt: prose does not make path terms.
+    expect(signals(ranked[2])).toEqual(['lexical']);
   });
 
   test('a named path wins over lexical matches elsewhere', () => {

@@ -70,7 +70,7 @@ export class FileLookup {
 
   /** Files whose folder or file names hold prompt terms (`PathTermIndex.scores`). */
   pathTerms(analysis: PromptAnalysis): PathTermScores {
-    return this.pathWords.scores(analysis.terms);
+    return this.pathWords.scores(analysis);
   }
 
   /**

@@ -4,7 +4,8 @@
  * "routing without a method"), and a folder or file name is a short, deliberate label, so a prompt
  * word that is one counts on its own instead of drowning in a long file's body text.
  */
-import type { QueryTerm } from './prompt';
+import type { PromptAnalysis } from './prompt';
+import { TERM_WEIGHTS, type TermKind } from './weights';
 import { splitIdentifier } from '../symbols/identifiers';
 import { normalizeToken } from './tokens';
 import porter2 = require('wink-porter2-stemmer');
@@ -51,6 +52,17 @@ export function pathTerms(path: string): string[] {
  * matching more still ranks above one matching less.
  */
 export const PATH_TERM_HALF = 1;
+
+/** A component label (`router: …`) weighs like a whole identifier. */
+const LABEL_WEIGHT = TERM_WEIGHTS.identifier;
+
+/**
+ * Prompt terms compared with path words besides labels: code (names, fragments, frames, errors,
+ * mentioned files). Plain prose is not: measured on held-out bug reports, prose words matching file
+ * names (`spread`, `merge`, `once` against a folder of one-function files) cost more hits than
+ * they gave.
+ */
+const PATH_TERM_KINDS: ReadonlySet<TermKind> = new Set<TermKind>(['identifier', 'frame_function', 'error_type', 'fragment', 'identifier_part', 'error_message', 'path']);
 
 /** A file's path-term match for one prompt. */
 export interface PathTermHit {
@@ -100,15 +112,17 @@ export class PathTermIndex {
    * among paths (BM25's idf), and scores are taken relative to the best file. Tokens in too many
    * paths (PATH_TERM_MAX_SHARE) are skipped.
    */
-  scores(terms: readonly QueryTerm[]): PathTermScores {
+  scores(analysis: Pick<PromptAnalysis, 'labels' | 'terms'>): PathTermScores {
     const n = this.termsOf.size;
     const cap = Math.max(PATH_TERM_MIN_CAP, n * PATH_TERM_MAX_SHARE);
     const weights = new Map<string, { term: string; weight: number }>();
-    for (const t of terms) {
-      const key = pathStem(t.term);
+    const add = (term: string, weight: number): void => {
+      const key = pathStem(term);
       const previous = weights.get(key);
-      if (previous === undefined || previous.weight < t.weight) weights.set(key, { term: t.term, weight: t.weight });
-    }
+      if (previous === undefined || previous.weight < weight) weights.set(key, { term, weight });
+    };
+    for (const label of analysis.labels) add(label, LABEL_WEIGHT);
+    for (const t of analysis.terms) if (PATH_TERM_KINDS.has(t.kind)) add(t.term, t.weight);
     const raw = new Map<string, { score: number; matched: Array<{ term: string; value: number }> }>();
     for (const [key, { term, weight }] of weights) {
       const files = this.byTerm.get(key);

@@ -36,6 +36,12 @@ export interface PromptAnalysis {
   fragments: string[];
   /** Normalized prose words (stopwords and trace boilerplate dropped), deduplicated. */
   words: string[];
+  /**
+   * The component the prompt is about, as an issue title or commit subject labels it before a colon
+   * or in brackets at its start (`router: …`, `fix(config): …`, `[qs] …`, `**clover:** …`), as
+   * normalized tokens, deduplicated.
+   */
+  labels: string[];
   /** Query terms, highest weight first, ties by term. */
   terms: QueryTerm[];
 }
@@ -64,6 +70,31 @@ const QUOTED_RE = /'([^'\n]+)'|"([^"\n]+)"/g;
 const HEX_RE = /\b0x[0-9a-fA-F]+\b/g;
 // Stack lines themselves: their file and function are read by extractFrames; the rest is boilerplate.
 const FRAME_LINE_RE = /^\s*(?:at |File "|\d+: ).*$|^\s+\S+\.go:\d+.*$/gm;
+
+// Kinds of change that commit subjects and changelogs put where a component label goes.
+const LABEL_NOISE = new Set(['fix', 'fixed', 'fixe', 'bug', 'bugfix', 'feat', 'feature', 'chore', 'refactor', 'perf', 'style', 'revert', 'breaking', 'note', 'warning', 'deprecated', 'security', 'minor', 'major', 'patch', 'new', 'change', 'changed']);
+
+// One leading label: `[x]`, `**x:**`, `x:`, `` `x`: ``, `type(scope):`; a label is at most two words.
+const LABEL_RE = /^\s*(?:\[([^\]\n]{1,40})\]|\*\*([^*\n:]{1,40}):\*\*|`([^`\n]{1,40})`\s*:|([\w@./-]{1,40}(?: [\w@./-]{1,40})?)\s*(?:\(([\w@./ -]{1,40})\))?:)(?!\/)/;
+
+/**
+ * Labels at the start of the prompt, in order (`[Fix] \`parse\`: …` → Fix, parse). An error
+ * (`TypeError: …`) is not a label: `extractErrors` reads it.
+ */
+function extractLabels(text: string): string[] {
+  const labels: string[] = [];
+  let rest = text;
+  for (let i = 0; i < 4; i++) {
+    const m = LABEL_RE.exec(rest);
+    if (m === null) break;
+    const scoped = m[5];
+    const label = scoped ?? m[1] ?? m[2] ?? m[3] ?? m[4] ?? '';
+    if (new RegExp(`^${ERROR_RE.source}$`).test(label.trim())) break;
+    labels.push(label);
+    rest = rest.slice(m[0].length);
+  }
+  return labels;
+}
 
 function clip(text: string): string {
   const trimmed = text.trim();
@@ -180,5 +211,11 @@ export function analyzePrompt(text: string): PromptAnalysis {
   for (const frame of frames) {
     if (frame.function !== undefined) terms.addIdentifier(frame.function, 'frame_function', 'identifier_part');
   }
-  return { paths, frames, errors, identifiers, fragments, words: [...words], terms: terms.sorted() };
+  const labels = new Set<string>();
+  for (const label of extractLabels(text)) {
+    for (const m of label.matchAll(WORD_RE)) {
+      for (const token of [identifierTokens(m[0]).whole, ...identifierTokens(m[0]).parts]) if (token !== null && !LABEL_NOISE.has(token)) labels.add(token);
+    }
+  }
+  return { paths, frames, errors, identifiers, fragments, words: [...words], labels: [...labels], terms: terms.sorted() };
 }

@@ -200,7 +200,7 @@ function pathTermSignals(analysis: PromptAnalysis, candidates: readonly RankCand
   if (scores === undefined) {
     const index = new PathTermIndex();
     for (const c of candidates) index.add(c.path);
-    scores = index.scores(analysis.terms);
+    scores = index.scores(analysis);
   }
   const out = new Map<string, RationaleEntry>();
   for (const c of candidates) {
