@@ -1,4 +1,5 @@
-import { Bm25Index, codeTokens, plainTokens } from '../src/ranking';
+import { Bm25Index, codeTokens, normalizeToken, plainTokens } from '../src/ranking';
+import { BoundedMemo, IDENTIFIER_MEMO_LIMIT, identifierTokensOf } from '../src/ranking/tokens';
 import { splitIdentifier } from '../src/symbols';
 
 describe('codeTokens', () => {
@@ -20,6 +21,44 @@ describe('codeTokens', () => {
 
   test('splitIdentifier keeps every part, lowercased', () => {
     expect(splitIdentifier('getHTTPResponse_v2')).toEqual(['get', 'http', 'response', 'v', '2']);
+  });
+
+  test.each([
+    ['__init__', 'init'],
+    ['$scope', 'scope'],
+    ['_', null],
+    ['2024', null],
+    ['Users', 'user'],
+    ['statuses', 'statuse'],
+    ['class', 'class'],
+    ['analysis', 'analysis'],
+    ['venus', 'venus'],
+    ['ENTRIES', 'entry'],
+    ['Ties', 'tie'],
+    ['its', null],
+    ['x'.repeat(65), null],
+  ])('normalizeToken(%s)', (raw, token) => {
+    expect(normalizeToken(raw)).toBe(token);
+  });
+
+  test('identifierTokensOf is codeTokens of one identifier, remembered or not', () => {
+    for (const id of ['getUserNames', 'MAX_RETRIES', '_private$', 'utf8Decode', 'x', 'the', `a${'Bc'.repeat(80)}`]) {
+      expect(identifierTokensOf(id)).toEqual(codeTokens(id));
+      expect(identifierTokensOf(id)).toEqual(codeTokens(id));
+    }
+    expect(IDENTIFIER_MEMO_LIMIT).toBeGreaterThan(1000);
+  });
+
+  test('BoundedMemo keeps at most its limit, forgetting the oldest first', () => {
+    const memo = new BoundedMemo<number>(3);
+    for (const [i, key] of ['a', 'b', 'c', 'd', 'e'].entries()) memo.set(key, i);
+    expect(memo.size).toBe(3);
+    expect(['a', 'b', 'c', 'd', 'e'].map((key) => memo.get(key))).toEqual([undefined, undefined, 2, 3, 4]);
+    memo.set('c', 9);
+    expect(memo.size).toBe(3);
+    expect(memo.get('c')).toBe(9);
+    for (let i = 0; i < 100; i += 1) memo.set(`k${i}`, i);
+    expect(memo.size).toBe(3);
   });
 
   test('plainTokens neither splits nor stems', () => {

@@ -2,7 +2,8 @@
  * Answering a prompt from the index: rank the indexed files, pick each one's best lines, and fit
  * them to a token budget.
  */
-import { analyzePrompt, bestSnippet, estimateTokens, fitToBudget } from '../ranking';
+import { analyzePrompt, estimateTokens, fitToBudget } from '../ranking';
+import { SnippetTerms } from '../ranking/snippet';
 import { rankReachable, type QuerySource } from './candidates';
 import { IndexError } from './errors';
 import type { ContextItem, ContextResult, QueryOptions } from './types';
@@ -37,8 +38,10 @@ export function runQuery(prompt: string, source: QuerySource, options: QueryOpti
 
   const analysis = analyzePrompt(prompt);
   const { ranked, files } = rankReachable(analysis, source, topN);
+  // One preparation of the terms for every result (`bestSnippet` for each file).
+  const snippetTerms = new SnippetTerms(analysis.terms);
   let items: ContextItem[] = ranked.slice(0, topN).map((r) => {
-    const snippet = bestSnippet(files.get(r.path)?.text ?? '', analysis.terms);
+    const snippet = snippetTerms.best(files.get(r.path)?.text ?? '');
     return { path: r.path, score: r.score, rationale: r.rationale, snippet, tokens: estimateTokens(snippet.text) };
   });
   if (options.budgetTokens !== undefined) {

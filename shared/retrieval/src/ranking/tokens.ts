@@ -113,8 +113,13 @@ export class BoundedMemo<V> {
   }
 }
 
-/** Identifiers whose tokens `identifierTokensOf` remembers (about 150 bytes each). */
-export const IDENTIFIER_MEMO_LIMIT = 20_000;
+/**
+ * Identifiers whose tokens `identifierTokensOf` remembers: about 300 bytes each, so some 3 MB at
+ * most (a query's results hold a few hundred distinct names that match its terms).
+ */
+export const IDENTIFIER_MEMO_LIMIT = 10_000;
+// Longer identifiers (minified code, base64) rarely repeat and would make entries large.
+const MEMO_MAX_IDENTIFIER = 128;
 
 // Code repeats its names across files and queries: snippets tokenize the same identifiers again.
 const identifierMemo = new BoundedMemo<readonly string[]>(IDENTIFIER_MEMO_LIMIT);
@@ -124,6 +129,10 @@ const identifierMemo = new BoundedMemo<readonly string[]>(IDENTIFIER_MEMO_LIMIT)
  * its normalized parts. Remembered process-wide (bounded); the array is shared, do not change it.
  */
 export function identifierTokensOf(identifier: string): readonly string[] {
+  if (identifier.length > MEMO_MAX_IDENTIFIER) {
+    const { whole, parts } = identifierTokens(identifier);
+    return whole === null ? parts : [whole, ...parts];
+  }
   const known = identifierMemo.get(identifier);
   if (known !== undefined) return known;
   // A slice of a file's text would keep the whole text alive as long as the memo holds it (or a
