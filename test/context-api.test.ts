@@ -14,7 +14,11 @@ const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
 
 interface Item { rank: number; path: string; score: number; tokens: number; rationale: { signal: string }[]; snippet: { start_line: number; end_line: number; text: string } }
 
-describe.each([embeddedTopology(), serverTopology('ctxapi')])('context API, $name', (topology) => {
+// One process in the embedded topology, two workers (each its own replica) on PostgreSQL.
+describe.each([
+  { ...embeddedTopology(), workers: '1' },
+  { ...serverTopology('ctxapi'), workers: '2' },
+])('context API, $name, SOUS_CONTEXT_WORKERS=$workers', (topology) => {
   let repo: string;
   let env: NodeJS.ProcessEnv;
   let daemonPort: number;
@@ -40,7 +44,7 @@ describe.each([embeddedTopology(), serverTopology('ctxapi')])('context API, $nam
     expect(up.code).toBe(0);
     await until(async () => ((await rawRequest({ port: daemonPort, path: '/status' })).json.index?.state === 'ready' ? true : undefined), 60_000);
     port = await freePort();
-    context = spawn(process.execPath, [CLI, 'proxy', '--context-only', '--path', repo, '--port', String(port)], { env, stdio: 'ignore' });
+    context = spawn(process.execPath, [CLI, 'proxy', '--context-only', '--path', repo, '--port', String(port)], { env: { ...env, SOUS_CONTEXT_WORKERS: topology.workers }, stdio: 'ignore' });
     await until(async () => ((await ask({ prompt: 'getUserName' }).catch(() => undefined))?.status === 200 ? true : undefined), 30_000);
   }, 120_000);
 

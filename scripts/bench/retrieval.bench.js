@@ -1,6 +1,7 @@
 'use strict';
 // Retrieval figures on a large real code base: corpus, cold index (time, files/s, peak RSS), rg for
-// scale, the daemon and /v1/context over HTTP (RSS, latency at 1 and 50 clients, save-to-visible),
+// scale, the daemon and /v1/context over HTTP (RSS, latency at 1 and 50 clients closed loop and at
+// 500 req/s open loop, a hello-world reference, save-to-visible),
 // and Acc@1/3/5 on real changelog fixes next to a plain BM25 baseline. See docs/benchmarks.md.
 // Reproduce: npm run build && npm run bench -- retrieval [--files N] [--skip-http] [--json] [--verbose]
 const { spawnSync } = require('node:child_process');

@@ -1,5 +1,6 @@
 'use strict';
 // Small HTTP helpers for the benchmark: JSON requests on a keep-alive agent, polling, free ports.
+const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 
@@ -41,6 +42,28 @@ function request(agent, port, method, path, body, timeoutMs = 30_000) {
 }
 
 /**
+ * One JSON request as a load generator sends it: resolves `{ status, bytes }` once the whole answer
+ * arrived, without parsing it. The generator shares the cores with the server it measures; parsing
+ * every 20 KB answer would cost it about as much as the server spends sending it.
+ */
+function send(agent, port, path, body, timeoutMs = 30_000) {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path, agent, timeout: timeoutMs, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c) => (bytes += c.length));
+        res.on('end', () => resolve({ status: res.statusCode, bytes }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`POST ${path} timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
  * Calls `probe()` every `everyMs` until it returns a truthy value (returned) or `timeoutMs` passes
  * (returns undefined). Errors from `probe` count as "not yet".
  */
@@ -67,7 +90,7 @@ async function freePort() {
 /** VmRSS and VmHWM of a process in MB, or null when it is gone. */
 function processMemory(pid) {
   try {
-    const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key) => Number((status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm')) || [])[1] || 0);
     return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) };
   } catch {
@@ -75,4 +98,20 @@ function processMemory(pid) {
   }
 }
 
-module.exports = { request, poll, sleep, freePort, processMemory };
+/** `pid` and all its descendants (from /proc; children of every thread). */
+function processTree(pid) {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of fs.readdirSync(`/proc/${out[i]}/task`)) {
+        const kids = fs.readFileSync(`/proc/${out[i]}/task/${task}/children`, 'utf8').trim();
+        if (kids) out.push(...kids.split(/\s+/).map(Number));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+module.exports = { request, send, poll, sleep, freePort, processMemory, processTree };

@@ -1,14 +1,15 @@
 'use strict';
 // The daemon and the context API over HTTP: `sous up` indexes the corpus in the background,
 // `sous proxy --context-only` answers /v1/context from the index the daemon stored. Measures time
-// to ready, daemon RSS, /v1/context latency (1 and 50 clients) and save-to-visible latency.
+// to ready, daemon RSS, /v1/context latency (1 and 50 clients, closed and open loop, and a
+// hello-world server under the same load for the machine's ceiling) and save-to-visible latency.
 // Every figure that cannot be measured comes back as `{ na: reason }`; everything started is stopped.
 const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { request, poll, freePort, processMemory } = require('./client');
+const { request, send, poll, freePort, processMemory, processTree } = require('./client');
 const { PROMPTS } = require('./prompts');
 const { percentile, round } = require('../stats');
 
@@ -32,33 +33,119 @@ function sous(args) {
 
 const firstLine = (text) => String(text || '').trim().split('\n').find((l) => l.trim() !== '') || 'no output';
 
-/** Latency of `count` POST /v1/context calls with `clients` concurrent keep-alive clients. */
-// `unique`: every request a prompt never asked before (a nonce appended), so answers cannot come
-// from the answer cache; otherwise the 20 prompts repeat, as agents and teams repeat questions.
-async function loadTest(port, clients, count, unique = false) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+/**
+ * The prompt of call `n`: one of the 20 prompts, which repeat as agents and teams repeat questions,
+ * or with `unique` one never asked before (a nonce appended), so its answer cannot come from the
+ * answer cache.
+ */
+const promptFor = (n, unique) => (unique ? `${PROMPTS[n % PROMPTS.length]} (case ${n}-${process.pid}-${Date.now()})` : PROMPTS[n % PROMPTS.length]);
+
+/** Collects latencies and failures of one load level. */
+function recorder() {
   const lat = [];
-  let next = 0;
-  let errors = 0;
   const errorKinds = {};
-  const worker = async () => {
-    while (next < count) {
-      const n = next++;
-      const prompt = unique ? `${PROMPTS[n % PROMPTS.length]} (case ${n}-${process.pid}-${Date.now()})` : PROMPTS[n % PROMPTS.length];
-      const t = process.hrtime.bigint();
-      const res = await request(agent, port, 'POST', '/v1/context', { prompt, top_n: 10 }).catch((err) => ({ status: /timed out/.test(err.message) ? 'timeout' : err.code || 'error' }));
-      lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+  let errors = 0;
+  return {
+    async call(agent, port, prompt, dueMs) {
+      const res = await send(agent, port, '/v1/context', { prompt, top_n: 10 }).catch((err) => ({ status: /timed out/.test(err.message) ? 'timeout' : err.code || 'error' }));
+      lat.push(performance.now() - dueMs);
       if (res.status !== 200) {
         errors++;
         errorKinds[res.status] = (errorKinds[res.status] || 0) + 1;
       }
-    }
+    },
+    figures: (seconds) => ({ n: lat.length, p50: round(percentile(lat, 50)), p99: round(percentile(lat, 99)), rps: round(lat.length / seconds), errors, errorKinds }),
   };
-  const started = Date.now();
-  await Promise.all(Array.from({ length: clients }, worker));
-  const seconds = (Date.now() - started) / 1000;
+}
+
+/**
+ * Closed loop: `clients` concurrent keep-alive clients, each sending its next call as soon as its
+ * last one is answered, `count` calls in all. Latency is then about clients / throughput.
+ * Unmeasured first: the same clients send 4 calls each of the 20 repeated prompts, so every
+ * connection is open and every worker process of the server has seen each prompt (each worker
+ * keeps its own answer cache, and node:cluster spreads connections over them).
+ */
+async function loadTest(port, clients, count, unique = false) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const run = async (calls, uniquePrompts, rec) => {
+    let next = 0;
+    const client = async () => {
+      while (next < calls) {
+        const n = next++;
+        await rec.call(agent, port, promptFor(n, uniquePrompts), performance.now());
+      }
+    };
+    await Promise.all(Array.from({ length: clients }, client));
+  };
+  await run(clients * 4, false, recorder());
+  const rec = recorder();
+  const started = performance.now();
+  await run(count, unique, rec);
   agent.destroy();
-  return { n: lat.length, p50: round(percentile(lat, 50)), p99: round(percentile(lat, 99)), rps: round(lat.length / seconds), errors, errorKinds };
+  return rec.figures((performance.now() - started) / 1000);
+}
+
+/**
+ * Open loop, the realistic agent load: `clients` clients, each on its own keep-alive connection,
+ * each due to send a call every `intervalMs` (staggered over the first interval), `count` calls in
+ * all. A call due while the client's last one is unanswered queues behind it, and its latency runs
+ * from when it was due, so waiting for a slow answer counts (no coordinated omission).
+ */
+async function openLoopTest(port, { clients = 50, intervalMs = 100, count = 2000, unique = false } = {}) {
+  const agents = Array.from({ length: clients }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+  // One unmeasured call per connection first (a repeated prompt, answered at once): the figures are
+  // about serving connected keep-alive clients, not about a burst of connections arriving at once.
+  await Promise.all(agents.map((agent, i) => send(agent, port, '/v1/context', { prompt: promptFor(i, false), top_n: 10 }).catch(() => undefined)));
+  const rec = recorder();
+  const perClient = Math.ceil(count / clients);
+  const started = performance.now() + 10;
+  const client = (c) => {
+    const calls = [];
+    return new Promise((resolve) => {
+      const fire = (k) => {
+        const due = started + (c / clients) * intervalMs + k * intervalMs;
+        // A timer may fire up to a millisecond early: then the call's time runs from its sending.
+        calls.push(rec.call(agents[c], port, promptFor(c * perClient + k, unique), Math.min(due, performance.now())));
+        if (k + 1 < perClient) setTimeout(() => fire(k + 1), Math.max(0, due + intervalMs - performance.now()));
+        else resolve(Promise.all(calls));
+      };
+      setTimeout(() => fire(0), Math.max(0, started + (c / clients) * intervalMs - performance.now()));
+    });
+  };
+  await Promise.all(agents.map((_, c) => client(c)));
+  for (const agent of agents) agent.destroy();
+  const figures = rec.figures((performance.now() - started) / 1000);
+  return { ...figures, offeredRps: (clients * 1000) / intervalMs };
+}
+
+// The machine's ceiling for this load generator: node:http answering every call with a fixed
+// body of the size of a real answer, nothing else (no express, no guards, no query).
+const REFERENCE_SERVER = `
+const http = require('node:http');
+const body = Buffer.from(JSON.stringify({ items: [], pad: 'x'.repeat(Math.max(0, Number(process.argv[1]) - 22)) }));
+http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+}).listen(Number(process.argv[2]), '127.0.0.1');
+`;
+
+/** The closed 50-client and the open-loop levels against the reference server; `{ bytes, closed, open }`. */
+async function referenceFigures(bytes, { clients, count, openCount }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', REFERENCE_SERVER, String(bytes), String(port)], { stdio: 'ignore' });
+  try {
+    const agent = new http.Agent({ keepAlive: true });
+    const up = await poll(async () => (await send(agent, port, '/', {})).status === 200, { everyMs: 50, timeoutMs: 10_000 });
+    agent.destroy();
+    if (!up) return { na: 'reference server did not start' };
+    await loadTest(port, 1, 20); // warm-up, as for the context process
+    return { bytes, closed: await loadTest(port, clients, count), open: await openLoopTest(port, { clients, count: openCount }) };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 /** Save-to-visible: append a fresh identifier to a file and poll until that file ranks first. */
@@ -124,7 +211,10 @@ async function startDaemon(repo, port, log) {
   return { pid, readyMs: Date.now() - started, filesIndexed: last.files_indexed };
 }
 
-/** Starts the context process; resolves `{ child, port }` once /v1/context answers 200, else `{ child, na }`. */
+/**
+ * Starts the context process; resolves `{ child, port, answerBytes }` once /v1/context answers 200
+ * (`answerBytes`: the size of that answer), else `{ child, na }`.
+ */
 async function startContext(repo, port) {
   const child = spawn(process.execPath, [CLI, 'proxy', '--context-only', '--path', repo, '--port', String(port)], { env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -141,15 +231,26 @@ async function startContext(repo, port) {
       async () => {
         const res = await request(agent, port, 'POST', '/v1/context', { prompt: PROMPTS[0], top_n: 10 });
         lastStatus = `${res.status} ${typeof res.body === 'object' ? JSON.stringify(res.body).slice(0, 200) : String(res.body).slice(0, 200)}`;
-        return res.status === 200 && Array.isArray(res.body.items);
+        return res.status === 200 && Array.isArray(res.body.items) && Buffer.byteLength(JSON.stringify(res.body));
       },
       { everyMs: 200, timeoutMs: CONTEXT_TIMEOUT_MS },
     );
     if (!answering) return { child, na: `POST /v1/context never answered 200 (last: ${lastStatus || 'no answer'})` };
-    return { child, port };
+    return { child, port, answerBytes: answering };
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * Memory of the context server: every process under the `sous proxy` wrapper (the process itself,
+ * or with workers the primary and each worker). `hwmMb` adds each process's own peak.
+ */
+function contextMemory(child) {
+  const pids = processTree(child.pid).slice(1);
+  const mems = pids.map(processMemory).filter(Boolean);
+  if (mems.length === 0) return null;
+  return { rssMb: mems.reduce((a, m) => a + m.rssMb, 0), hwmMb: mems.reduce((a, m) => a + m.hwmMb, 0), processes: mems.length };
 }
 
 async function stopContext(child) {
@@ -160,12 +261,13 @@ async function stopContext(child) {
 }
 
 /**
- * All HTTP figures for the corpus at `repo`. `samples` save-to-visible probes, `requests` per load
- * level. Each figure is a value or `{ na: reason }`.
+ * All HTTP figures for the corpus at `repo`. `samples` save-to-visible probes, `requests` per
+ * closed-loop level, `openRequests` per open-loop level. Each figure is a value or `{ na: reason }`.
  */
-async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} } = {}) {
+async function httpFigures(repo, { samples = 20, requests = 400, openRequests = 2000, log = () => {} } = {}) {
   const na = (reason) => ({ na: reason });
-  const out = { ready: na('not run'), daemonMemory: na('not run'), contextMemory: na('not run'), latency1: na('not run'), latency50: na('not run'), latency50Unique: na('not run'), visible: na('not run') };
+  const contextKeys = ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'latencyOpen', 'latencyOpenUnique', 'reference', 'visible'];
+  const out = { ready: na('not run'), daemonMemory: na('not run'), ...Object.fromEntries(contextKeys.map((k) => [k, na('not run')])) };
   if (!fs.existsSync(CLI)) return Object.fromEntries(Object.keys(out).map((k) => [k, na('build first')]));
   sous(['down', '--path', repo]); // a daemon left by an interrupted run
   fs.rmSync(path.join(repo, '.sous'), { recursive: true, force: true }); // measure a cold daemon index
@@ -188,7 +290,7 @@ async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} 
     log('context: starting');
     context = await startContext(repo, await freePort());
     if (context.na) {
-      for (const k of ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'visible']) out[k] = na(context.na);
+      for (const k of contextKeys) out[k] = na(context.na);
       return out;
     }
     const ctxPort = context.port;
@@ -199,9 +301,15 @@ async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} 
     out.latency50 = await loadTest(ctxPort, 50, requests);
     log('context: 50 clients, unique prompts');
     out.latency50Unique = await loadTest(ctxPort, 50, requests, true);
+    log('context: open loop, 50 clients x 10/s');
+    out.latencyOpen = await openLoopTest(ctxPort, { clients: 50, intervalMs: 100, count: openRequests });
+    log('context: open loop, 50 clients x 10/s, unique prompts');
+    out.latencyOpenUnique = await openLoopTest(ctxPort, { clients: 50, intervalMs: 100, count: openRequests, unique: true });
+    log('reference: node:http hello-world');
+    out.reference = await referenceFigures(context.answerBytes, { clients: 50, count: requests, openCount: openRequests });
     log('context: save-to-visible');
     out.visible = await saveToVisible(repo, ctxPort, samples);
-    out.contextMemory = processMemory(context.child.pid) || na('context process not found');
+    out.contextMemory = contextMemory(context.child) || na('context process not found');
     const after = processMemory(daemon.pid);
     if (after && !out.daemonMemory.na) out.daemonMemory = { rssMb: after.rssMb, hwmMb: Math.max(after.hwmMb, out.daemonMemory.hwmMb) };
     return out;
@@ -213,4 +321,4 @@ async function httpFigures(repo, { samples = 20, requests = 400, log = () => {} 
   }
 }
 
-module.exports = { httpFigures };
+module.exports = { httpFigures, loadTest, openLoopTest, referenceFigures };

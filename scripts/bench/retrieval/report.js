@@ -37,7 +37,8 @@ function rows(r) {
     out.push(isNa(h.ready) ? naRow('daemon up -> index ready', h.ready) : ['daemon up -> index ready', `${(h.ready.ms / 1000).toFixed(1)} s (${h.ready.files} files)`, '', '']);
     const rss = `<= ${TARGETS.daemonRssMb} MB`;
     out.push(isNa(h.daemonMemory) ? naRow('daemon RSS (peak)', h.daemonMemory, rss) : ['daemon RSS (peak)', `${h.daemonMemory.hwmMb} MB (now ${h.daemonMemory.rssMb} MB)`, rss, status(h.daemonMemory.hwmMb <= TARGETS.daemonRssMb)]);
-    out.push(isNa(h.contextMemory) ? naRow('context process RSS (peak)', h.contextMemory) : ['context process RSS (peak)', `${h.contextMemory.hwmMb} MB (now ${h.contextMemory.rssMb} MB)`, '', '']);
+    const procs = (m) => (m.processes > 1 ? `, ${m.processes} processes: primary + ${m.processes - 1} workers` : '');
+    out.push(isNa(h.contextMemory) ? naRow('context process RSS (peak)', h.contextMemory) : ['context process RSS (peak)', `${h.contextMemory.hwmMb} MB (now ${h.contextMemory.rssMb} MB${procs(h.contextMemory)})`, '', '']);
     const errors = (l) => Object.entries(l.errorKinds || {}).map(([k, n]) => `${n}x ${k}`).join(', ');
     const lat = (l) => `p50 ${l.p50} ms, p99 ${l.p99} ms (n=${l.n}, ${l.rps} req/s${l.errors ? `; failed: ${errors(l)}` : ''})`;
     out.push(isNa(h.latency1) ? naRow('/v1/context, 1 client', h.latency1) : ['/v1/context, 1 client', lat(h.latency1), '', h.latency1.errors ? 'ERRORS' : '']);
@@ -53,6 +54,20 @@ function rows(r) {
           ? naRow('/v1/context, 50 clients, unique', h.latency50Unique, t50)
           : ['/v1/context, 50 clients, unique', lat(h.latency50Unique), t50, status(h.latency50Unique.p50 <= TARGETS.context50P50Ms && h.latency50Unique.p99 <= TARGETS.context50P99Ms && !h.latency50Unique.errors)],
       );
+    }
+    const within = (l) => l.p50 <= TARGETS.context50P50Ms && l.p99 <= TARGETS.context50P99Ms && !l.errors;
+    const open = (l) => `p50 ${l.p50} ms, p99 ${l.p99} ms (n=${l.n}, ${l.rps} of ${l.offeredRps} req/s offered${l.errors ? `; failed: ${errors(l)}` : ''})`;
+    for (const [key, what] of [
+      ['latencyOpen', '/v1/context, open loop 50 x 10/s'],
+      ['latencyOpenUnique', '/v1/context, open loop 50 x 10/s, unique'],
+    ]) {
+      const l = h[key];
+      if (l) out.push(isNa(l) ? naRow(what, l, t50) : [what, open(l), t50, status(within(l))]);
+    }
+    if (h.reference) {
+      const what = 'reference: node:http hello-world';
+      const ref = h.reference;
+      out.push(isNa(ref) ? naRow(what, ref) : [what, `50 clients p50 ${ref.closed.p50} ms, p99 ${ref.closed.p99} ms (${ref.closed.rps} req/s); open loop p50 ${ref.open.p50} ms, p99 ${ref.open.p99} ms (${ref.bytes} B answers)`, '', '']);
     }
     const tv = `p95 <= ${TARGETS.visibleP95Ms} ms`;
     out.push(

@@ -1,8 +1,9 @@
-import type { Express } from 'express';
+import type { Express, Response } from 'express';
 import Joi from 'joi';
 import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
 import { scopeKey, type ScopePolicy } from '@sous/retrieval';
 import { validate } from './errors';
+import { TurnQueue } from './turn-queue';
 
 /** One ranked file as the index returns it (the retrieval package's `ContextItem`). */
 export interface ContextSourceItem {
@@ -57,9 +58,10 @@ const contextBody = Joi.object({
 export const ANSWER_CACHE_SIZE = 256;
 
 /**
- * The last answers by (generation, request). Agents, the proxy and MCP clients ask the same prompt
- * again (retries, several tools, several clients on one team server); a repeat costs a lookup. Any
- * index change moves the generation, so a cached answer is never staler than the index.
+ * The last answers by (generation, request), as the bytes sent. Agents, the proxy and MCP clients
+ * ask the same prompt again (retries, several tools, several clients on one team server); a repeat
+ * costs a lookup and a write. Any index change moves the generation, so a cached answer is never
+ * staler than the index.
  */
 class AnswerCache<T> {
   private readonly entries = new Map<string, T>();
@@ -119,39 +121,75 @@ interface ContextBody {
   budget_tokens?: number;
 }
 
+type IndexStatus = ReturnType<ContextSource['status']>;
+
+/** The status when the index can answer; otherwise the 503 that says why and what to do. */
+function available(status: IndexStatus): IndexStatus & { state: 'indexing' | 'ready' | 'failed' } {
+  if (status.state === null && status.error !== null) {
+    throw new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
+  }
+  if (status.state === null || (status.state === 'indexing' && status.files_indexed === 0)) {
+    throw new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
+  }
+  if (status.state === 'failed' && status.files_indexed === 0) {
+    throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
+  }
+  return status as IndexStatus & { state: 'indexing' | 'ready' | 'failed' };
+}
+
+/** The answer depends on the request, the index generation and the privacy scope. */
+function answerKey(status: IndexStatus, policy: ScopePolicy, body: ContextBody): string {
+  return JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
+}
+
+/** Sends serialized JSON as is: no re-encoding and no ETag hash (a POST answer is never revalidated). */
+function sendJson(res: Response, body: Buffer): void {
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+  res.end(body);
+}
+
 /**
  * `POST /v1/context` (spec 4.5): the selected files with snippet, score and rationale, in rank order.
  * The daemon and the context-only process serve it alike; documented in docs/http-api.md.
+ *
+ * A repeated request is answered from the cache at once. A new one waits for its turn in a queue
+ * that runs one query per event-loop turn (see TurnQueue), so a query never holds up cache hits or
+ * new connections for longer than itself; identical requests waiting at once share one query.
  */
 export function contextRoutes(app: Express, source: ContextSource): void {
-  const cache = new AnswerCache<string>(ANSWER_CACHE_SIZE);
-  app.post('/v1/context', (req, res) => {
+  const cache = new AnswerCache<Buffer>(ANSWER_CACHE_SIZE);
+  const waiting = new Map<string, Promise<Buffer>>();
+  const queries = new TurnQueue();
+
+  // Runs against the index as it is when the turn comes, and is cached under that generation.
+  const answer = (body: ContextBody): Buffer => {
+    const status = available(source.status());
+    const policy = source.policy();
+    const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
+    const json = Buffer.from(
+      JSON.stringify({
+        items: contextAnswerItems(result.items, policy),
+        stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
+      }),
+    );
+    cache.set(answerKey(status, policy, body), json);
+    return json;
+  };
+
+  app.post('/v1/context', async (req, res) => {
     if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
     const body = validate(contextBody, req.body, 'body') as ContextBody;
-    const status = source.status();
-    if (status.state === null && status.error !== null) {
-      throw new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
-    }
-    if (status.state === null || (status.state === 'indexing' && status.files_indexed === 0)) {
-      throw new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
-    }
-    if (status.state === 'failed' && status.files_indexed === 0) {
-      throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
-    }
-    // The answer depends on the request, the index generation and the privacy scope.
-    const policy = source.policy();
-    const key = JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
+    const key = answerKey(available(source.status()), source.policy(), body);
     const cached = cache.get(key);
     if (cached !== undefined) {
-      res.type('application/json').send(cached);
+      sendJson(res, cached);
       return;
     }
-    const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
-    const answer = JSON.stringify({
-      items: contextAnswerItems(result.items, policy),
-      stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
-    });
-    cache.set(key, answer);
-    res.type('application/json').send(answer);
+    let pending = waiting.get(key);
+    if (pending === undefined) {
+      pending = queries.run(() => answer(body)).finally(() => waiting.delete(key));
+      waiting.set(key, pending);
+    }
+    sendJson(res, await pending);
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The context-only API process (spec 4.5): a replica of the index the daemon stored, answering
- * `POST /v1/context` from memory. It reaches the store the way the topology allows:
+ * `POST /v1/context` from memory; with several workers (SOUS_CONTEXT_WORKERS, context-workers.ts)
+ * each worker holds its own replica. It reaches the store the way the topology allows:
  *  - server topology (`DATABASE_URL`): reads the index tables in PostgreSQL directly;
  *  - embedded default (PGlite under `.sous/data`, which only one process may open): asks the
  *    daemon of the same workspace for the stored changes (`GET /v1/index/changes`), found through
@@ -8,9 +9,10 @@
  */
 import type { SousConfig } from '@sous/config';
 import { IndexReplica, scopePolicyFromConfig, storeIndexFeed, type IndexFeed, type StoredChanges } from '@sous/retrieval';
-import { DaemonClient, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
+import { DaemonClient, DaemonUnreachableError, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
 import { openStore, type Store } from '@sous/store';
 import { contextRoutes, type ContextSource } from './context-routes';
+import { contextWorkerCount, startContextWorkers } from './context-workers';
 import { startSurface, type RunningSurface } from './surface';
 
 /** The feed over the daemon's HTTP interface (embedded topology). */
@@ -22,7 +24,16 @@ function daemonFeed(options: ProcessOptions): IndexFeed {
       if (daemon === undefined || !pidAlive(daemon.pid)) throw new Error(`no daemon is running for ${paths.root}; start it with: sous up --path ${paths.root}`);
       // `head=` (empty) says the reader knows there is no HEAD; leaving it out asks for the signals.
       const head = knownHead === undefined ? '' : `&head=${encodeURIComponent(knownHead ?? '')}`;
-      return new DaemonClient(daemonBaseUrl(daemon.host, daemon.port), 30_000).get<StoredChanges>(`/v1/index/changes?since=${generation}${head}`);
+      const client = new DaemonClient(daemonBaseUrl(daemon.host, daemon.port), 30_000);
+      const path = `/v1/index/changes?since=${generation}${head}`;
+      try {
+        return await client.get<StoredChanges>(path);
+      } catch (err) {
+        // A keep-alive connection the daemon closed while this process was busy applying the last
+        // page fails at once (UND_ERR_SOCKET); a read is safe to try again on a fresh connection.
+        if (!(err instanceof DaemonUnreachableError)) throw err;
+        return client.get<StoredChanges>(path);
+      }
     },
   };
 }
@@ -55,8 +66,17 @@ export function replicaSource(replica: IndexReplica, config: SousConfig): Contex
   };
 }
 
-/** Starts the context API: opens its feed, syncs once, serves, and keeps syncing in the background. */
-export async function startContextSurface(name: string, options: ProcessOptions): Promise<RunningSurface> {
+/**
+ * Starts the context API: one server in this process when `workers` is 1, else a primary with that
+ * many worker processes sharing the port. `workers` defaults to SOUS_CONTEXT_WORKERS, else 1
+ * (docs/http-api.md).
+ */
+export async function startContextSurface(name: string, options: ProcessOptions, { workers = contextWorkerCount(process.env) }: { workers?: number } = {}): Promise<RunningSurface> {
+  return workers > 1 ? startContextWorkers(name, options, workers) : startContextServer(name, options);
+}
+
+/** One context server in this process: opens its feed, syncs once, serves, and keeps syncing in the background. */
+export async function startContextServer(name: string, options: ProcessOptions): Promise<RunningSurface> {
   const paths = processPaths(options);
   const store = options.databaseUrl ? await openStore({ databaseUrl: options.databaseUrl, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }) : undefined;
   try {
