@@ -51,7 +51,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
   return {
     async changesSince(since, knownHead) {
       // State first: rows committed after it are re-read next time, never missed.
-      const state = await repo.state(workspaceId);
+      const state = await repo.stateSummary(workspaceId);
       if (state === undefined) return { generation: 0, state: null, files_indexed: 0, head: null, error: null, scope_key: null, more: false, delta: { upserted: [], removed: [] } };
       // Page by whole generations (each write is one), so a reader never applies half a write.
       let upTo = state.generation;
@@ -88,7 +88,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
       }
       const delta: IndexDelta = { upserted, removed };
       if (knownHead === undefined || knownHead !== state.head || since === 0) {
-        const signals = state.signals as Partial<StoredSignals>;
+        const signals = ((await repo.signals(workspaceId)) ?? {}) as Partial<StoredSignals>;
         delta.signals = { head: state.head, recency: signals.recency ?? {}, coChange: signals.coChange ?? {} };
       }
       return { generation: upTo, state: state.state, files_indexed: state.filesIndexed, head: state.head, error: state.error, scope_key: state.scopeKey, more: upTo < state.generation, delta };

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { indexBlobs, indexFiles, indexState, type IndexBlobRow, type IndexFileRow, type IndexState, type IndexStateRow } from '../schema/repository-index';
 import { attempt } from './attempt';
@@ -46,6 +46,13 @@ export interface IndexChanges {
 export interface RepositoryIndexRepository {
   /** The workspace's index state, or undefined before the first write. */
   state(workspaceId: string): Promise<IndexStateRow | undefined>;
+  /**
+   * The state without its signals (recency and co-change of every path, hundreds of KB on a large
+   * repository): what a reader polls several times a second, fetching `signals` only when HEAD moved.
+   */
+  stateSummary(workspaceId: string): Promise<Omit<IndexStateRow, 'signals'> | undefined>;
+  /** The stored signals alone, or undefined before the first write. */
+  signals(workspaceId: string): Promise<Record<string, unknown> | undefined>;
   /** Applies one batch in a transaction and returns the new generation. */
   write(workspaceId: string, changes: IndexChanges): Promise<number>;
   /**
@@ -76,6 +83,19 @@ export function createRepositoryIndexRepository(db: StoreDb): RepositoryIndexRep
       attempt('reading the index state', async () => {
         const [row] = await db.select().from(indexState).where(eq(indexState.workspaceId, workspaceId));
         return row;
+      }),
+
+    stateSummary: (workspaceId) =>
+      attempt('reading the index state', async () => {
+        const { signals: _signals, ...columns } = getTableColumns(indexState);
+        const [row] = await db.select(columns).from(indexState).where(eq(indexState.workspaceId, workspaceId));
+        return row;
+      }),
+
+    signals: (workspaceId) =>
+      attempt('reading the index signals', async () => {
+        const [row] = await db.select({ signals: indexState.signals }).from(indexState).where(eq(indexState.workspaceId, workspaceId));
+        return row?.signals;
       }),
 
     write: (workspaceId, changes) =>
