@@ -41,7 +41,8 @@ function coldIndex(repo, fixtures) {
   try {
     const queries = path.join(tmp, 'queries.json');
     const out = path.join(tmp, 'out.json');
-    fs.writeFileSync(queries, JSON.stringify(fixtures.map((f) => ({ id: f.id, query: f.query }))));
+    // Each fixture twice: as written, and with its package named (`<id>#named`).
+    fs.writeFileSync(queries, JSON.stringify(fixtures.flatMap((f) => [{ id: f.id, query: f.query }, { id: `${f.id}#named`, query: f.namedQuery }])));
     const r = spawnSync(process.execPath, [path.join(__dirname, 'retrieval', 'index-child.js'), repo, queries, out], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) throw new Error(`cold index failed: ${r.stderr}`);
     return JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -67,14 +68,26 @@ exports.run = async function run(args) {
   const child = coldIndex(corpus.dir, scored);
   log('bm25 baseline');
   const bm25 = buildBm25(corpus.dir, child.paths);
-  const bm25Rankings = new Map(scored.map((f) => [f.id, bm25.search(f.query, 5)]));
   const replicas = hasReplicas(child.paths);
-  const quality = {
-    packages: fixturePackages(scored).length,
-    replicas,
-    sous: accuracy(scored, new Map(Object.entries(child.rankings)), { replicas }),
-    bm25: accuracy(scored, bm25Rankings, { replicas }),
-  };
+  const sousRankings = new Map(Object.entries(child.rankings));
+  // One entry per fixture set and query form; rankings are looked up under the fixture's id.
+  const quality = { packages: fixturePackages(scored).length, replicas, sets: [] };
+  for (const set of ['tuning', 'holdout']) {
+    const fixtures = scored.filter((f) => f.set === set);
+    for (const form of ['as written', 'package named']) {
+      const suffix = form === 'package named' ? '#named' : '';
+      const queryOf = (f) => (suffix ? f.namedQuery : f.query);
+      const sous = new Map(fixtures.map((f) => [f.id, sousRankings.get(`${f.id}${suffix}`) ?? []]));
+      const bm = new Map(fixtures.map((f) => [f.id, bm25.search(queryOf(f), 5)]));
+      quality.sets.push({
+        set,
+        form,
+        packages: fixturePackages(fixtures).length,
+        sous: accuracy(fixtures.map((f) => ({ ...f, query: queryOf(f) })), sous, { replicas }),
+        bm25: accuracy(fixtures.map((f) => ({ ...f, query: queryOf(f) })), bm, { replicas }),
+      });
+    }
+  }
 
   log('rg');
   const rg = rgFigures(corpus.dir);

@@ -78,9 +78,12 @@ function rows(r) {
   }
   const q = r.quality;
   const acc = (a) => `Acc@1 ${a.acc1}%, @3 ${a.acc3}%, @5 ${a.acc5}%`;
-  const n = `${q.sous.n} pairs, ${q.packages} packages${q.replicas ? ', replica = original' : ''}`;
-  out.push([`quality: Sous (${n})`, acc(q.sous), `Acc@5 >= ${TARGETS.acc5Percent}% and > BM25`, status(q.sous.acc5 >= TARGETS.acc5Percent && q.sous.acc5 > q.bm25.acc5)]);
-  out.push(['quality: plain BM25 baseline', acc(q.bm25), '', '']);
+  const tq = `Acc@5 >= ${TARGETS.acc5Percent}% and > BM25`;
+  for (const e of q.sets) {
+    const what = `quality: ${e.set}, ${e.form} (${e.sous.n} pairs, ${e.packages} packages${q.replicas ? ', replica = original' : ''})`;
+    out.push([what, `Sous ${acc(e.sous)}`, tq, status(e.sous.acc5 >= TARGETS.acc5Percent && e.sous.acc5 > e.bm25.acc5)]);
+    out.push(['', `BM25 ${acc(e.bm25)}`, '', '']);
+  }
   return out;
 }
 
@@ -96,12 +99,14 @@ function renderTable(result) {
 /** Per-fixture misses at 5 (for --verbose). */
 function renderMisses(quality) {
   const parts = [];
-  for (const [name, acc] of [['Sous', quality.sous], ['BM25', quality.bm25]]) {
-    parts.push(`\n${name} misses at 5 (${acc.misses.length}/${acc.n}):`);
-    for (const m of acc.misses) {
-      parts.push(`  ${m.id}: ${JSON.stringify(m.query)}`);
-      parts.push(`    expected ${m.expected}`);
-      parts.push(`    got      ${m.got.length ? m.got.join('\n             ') : '(nothing)'}`);
+  for (const e of quality.sets) {
+    for (const [name, acc] of [['Sous', e.sous], ['BM25', e.bm25]]) {
+      parts.push(`\n${name} misses at 5, ${e.set}, ${e.form} (${acc.misses.length}/${acc.n}):`);
+      for (const m of acc.misses) {
+        parts.push(`  ${m.id}: ${JSON.stringify(m.query)}`);
+        parts.push(`    expected ${m.expected}`);
+        parts.push(`    got      ${m.got.length ? m.got.join('\n             ') : '(nothing)'}`);
+      }
     }
   }
   return parts.join('\n') + '\n';
