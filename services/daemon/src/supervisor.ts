@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseProcessOptions, processPaths, removeRunState, writeRunState, type SupervisorRunState } from '@sous/runtime';
 import { DEFAULT_DAEMON_PORT } from '@sous/protocol';
+import { DAEMON_NODE_FLAGS, daemonEnv } from './memory-settings';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
@@ -44,7 +45,7 @@ function save(): void {
 function startChild(): void {
   const started = Date.now();
   let lastLine = '';
-  const proc = spawn(process.execPath, [path.join(__dirname, 'main.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+  const proc = spawn(process.execPath, [...DAEMON_NODE_FLAGS, path.join(__dirname, 'main.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: daemonEnv(process.env) });
   child = proc;
   state.daemon_pid = proc.pid ?? null;
   state.state = 'running';

@@ -58,6 +58,33 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     }
     // Nothing new: a second sync applies nothing.
     expect(await replica.sync()).toBe(false);
+    // A poll that knows HEAD gets no signals (they are large); one that does not know it gets them.
+    const feed = storeIndexFeed(store.repositoryIndex, workspaceId);
+    const head = live.status().head ?? null;
+    const generation = live.status().generation;
+    expect((await feed.changesSince(generation, head)).delta.signals).toBeUndefined();
+    const moved = await feed.changesSince(generation, 'an-older-head');
+    expect(moved.delta.signals?.head).toBe(head);
+    expect(Object.keys(moved.delta.signals?.recency ?? {}).length).toBeGreaterThan(0);
+  }, 60_000);
+
+  test('a long file held deflated in memory is stored, served and quoted whole', async () => {
+    const root = fixture();
+    const line = 'export function settleQuarterlyLedger(): string { return "Σ total — naïve café 📒"; }';
+    const lines = Array.from({ length: 300 }, (_, i) => `export const ledgerEntry${i} = 'entry ${i}: crème brûlée';`);
+    lines[200] = line;
+    const text = `${lines.join('\n')}\n`;
+    commit(root, { 'src/app/ledger.ts': text }, '2024-05-01T00:00:00Z');
+    const { live, workspaceId } = await startLive(root);
+
+    const feed = storeIndexFeed(store.repositoryIndex, workspaceId);
+    expect((await feed.changesSince(0)).delta.upserted.find((f) => f.path === 'src/app/ledger.ts')?.text).toBe(text);
+    const replica = new IndexReplica(feed);
+    await replica.sync();
+    for (const answer of [live.query('settleQuarterlyLedger', { topN: 1 }), replica.query('settleQuarterlyLedger', { topN: 1 })]) {
+      expect(answer.items[0]?.path).toBe('src/app/ledger.ts');
+      expect(answer.items[0]?.snippet.text).toContain(line);
+    }
   }, 60_000);
 
   test('a replica pages through many writes a few generations at a time and ends equal to the writer', async () => {

@@ -4,11 +4,12 @@
  */
 import { estimateTokens, Bm25Index } from '../ranking';
 import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
-import { BlobCache, redactionTag, type Blob } from './blobs';
+import { BlobCache, redactionTag, unpackText, type Blob } from './blobs';
 import { IndexError } from './errors';
 import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
 import { DEFAULT_READ_CONCURRENCY, mapLimit } from './pool';
+import { symbolParserPool } from '../symbols/parser-pool';
 import { FileLookup } from './lookup';
 import { runQuery } from './query';
 import { coChangeNeighbours, recencyByRank } from './signals';
@@ -23,12 +24,18 @@ interface Entry {
   fingerprint: string | null;
 }
 
+/**
+ * A sync that parsed at least this many files (a first build, a checkout) ends the parse workers
+ * when it is done; a few saves leave them for the next save.
+ */
+export const RELEASE_WORKERS_AFTER_PARSES = 256;
+
 /** What one load did to a path in the index. */
 export type FileChange = 'added' | 'changed' | 'removed' | 'unchanged';
 
 /** The BM25 document of a file: path and defined names count as words too. */
-function documentText(path: string, blob: Blob): string {
-  return `${path}\n${blob.symbols.definitions.map((d) => d.name).join(' ')}\n${blob.text}`;
+function documentText(path: string, blob: Blob, text: string): string {
+  return `${path}\n${blob.symbols.definitions.map((d) => d.name).join(' ')}\n${text}`;
 }
 
 /**
@@ -93,7 +100,16 @@ export class RepositoryIndex {
     const file = (path: string) => {
       const entry = this.entries.get(path);
       if (entry === undefined) return undefined;
-      return { path, text: entry.blob.text, definedNames: this.lookup.definedNames(path), recency: this.recency.get(path) ?? 0 };
+      const { blob } = entry;
+      // Ranking never reads the text; only the returned files' snippets do, so only they are inflated.
+      return {
+        path,
+        get text() {
+          return unpackText(blob.content);
+        },
+        definedNames: this.lookup.definedNames(path),
+        recency: this.recency.get(path) ?? 0,
+      };
     };
     return runQuery(prompt, {
       size: this.entries.size,
@@ -178,8 +194,9 @@ export class RepositoryIndex {
       const touched = new Set<string>();
       for (const file of delta.upserted) {
         if (this.entries.get(file.path)?.blob.key === file.blobKey) continue;
-        const blob = await this.blobs.adopt(file.blobKey, file.text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
-        this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text: file.text }, blob, fingerprint: file.fingerprint }, false);
+        const { text } = file;
+        const blob = await this.blobs.adopt(file.blobKey, text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
+        this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text }, blob, fingerprint: file.fingerprint }, false);
         touched.add(file.path);
       }
       for (const path of touched) this.resolveImports(path);
@@ -199,7 +216,10 @@ export class RepositoryIndex {
       language: record.language,
       bytes: record.bytes,
       fingerprint: entry.fingerprint,
-      text: blob.text,
+      // Inflated when the writer writes this file's chunk, not for a whole build at once.
+      get text() {
+        return unpackText(blob.content);
+      },
       definitions: blob.symbols.definitions,
       imports: blob.symbols.imports,
     };
@@ -224,24 +244,38 @@ export class RepositoryIndex {
     }
     for (const path of [...this.skipped.keys()]) if (!listedSet.has(path)) this.skipped.delete(path);
 
-    let done = 0;
-    const loaded = await mapLimit(listed, this.concurrency, async (path) => {
-      const outcome = await loadFile(this.load, path, this.previous(path));
-      onProgress?.(++done, listed.length);
-      return outcome;
-    });
     const added: string[] = [];
     const changed: string[] = [];
-    listed.forEach((path, i) => {
-      const change = this.apply(path, loaded[i] as Loaded, false);
-      if (change === 'added') added.push(path);
-      if (change === 'changed') changed.push(path);
-      // A refused file never indexed is neither added nor unchanged content; count only indexed files.
-      if (change !== 'unchanged' || this.entries.has(path)) result[change]++;
-    });
-    // Resolve after the whole batch is applied, so imports between new files resolve both ways.
-    for (const path of [...added, ...changed]) this.resolveImports(path);
-    if (added.length > 0) this.graph.retryUnresolved(this.known, new Set([...added, ...changed]));
+    // Files are applied in listing order as soon as their turn comes, not after the whole listing:
+    // their raw texts do not pile up, and BM25 work overlaps the parsing on the workers.
+    const loaded = new Map<number, Loaded>();
+    let next = 0;
+    const applyInOrder = (): void => {
+      for (let outcome = loaded.get(next); outcome !== undefined; outcome = loaded.get(next)) {
+        loaded.delete(next);
+        const path = listed[next++] as string;
+        const change = this.apply(path, outcome, false);
+        if (change === 'added') added.push(path);
+        if (change === 'changed') changed.push(path);
+        // A refused file never indexed is neither added nor unchanged content; count only indexed files.
+        if (change !== 'unchanged' || this.entries.has(path)) result[change]++;
+      }
+    };
+    const parsesBefore = this.blobs.parses;
+    let done = 0;
+    try {
+      await mapLimit(listed, this.concurrency, async (path, i) => {
+        loaded.set(i, await loadFile(this.load, path, this.previous(path)));
+        onProgress?.(++done, listed.length);
+        applyInOrder();
+      });
+    } finally {
+      // Resolved after the whole batch is applied, so imports between new files resolve both ways.
+      for (const path of [...added, ...changed]) this.resolveImports(path);
+      if (added.length > 0) this.graph.retryUnresolved(this.known, new Set([...added, ...changed]));
+    }
+    // A large batch is over: its parse workers (and their WebAssembly memory) go now, not when idle.
+    if (this.blobs.parses - parsesBefore >= RELEASE_WORKERS_AFTER_PARSES) void symbolParserPool().release();
     await this.readSignals();
     return result;
   }
@@ -285,12 +319,13 @@ export class RepositoryIndex {
     const old = this.entries.get(path);
     if (old !== undefined) this.blobs.release(old.blob.key);
     this.skipped.delete(path);
-    const record = { path, sha256: file.sha256, language: file.language, bytes: file.bytes, tokens: estimateTokens(blob.text), definitions: blob.symbols.definitions };
+    // `file.text` is the blob's content unpacked (same key, same bytes, same redaction).
+    const record = { path, sha256: file.sha256, language: file.language, bytes: file.bytes, tokens: estimateTokens(file.text), definitions: blob.symbols.definitions };
     this.entries.set(path, { record, blob, fingerprint: loaded.fingerprint });
     this.lookup.set(path, record.definitions);
     this.dirty.add(path);
     this.known.add(path);
-    this.bm25.add(path, documentText(path, blob));
+    this.bm25.add(path, documentText(path, blob, file.text));
     if (resolve) this.resolveImports(path);
     return old === undefined ? 'added' : 'changed';
   }

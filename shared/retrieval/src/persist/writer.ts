@@ -1,9 +1,9 @@
 /** Writing the index to the store: the daemon flushes what changed after every build or update. */
-import type { IndexState, RepositoryIndexRepository } from '@sous/store';
-import { fingerprintMtime, type IndexDelta, type RepositoryIndex } from '../indexer';
+import type { IndexBlobInput, IndexState, RepositoryIndexRepository } from '@sous/store';
+import { fingerprintMtime, type IndexDelta, type RepositoryIndex, type StoredFile } from '../indexer';
 import { scopeKey } from '../scope';
 
-/** Files and text characters per write transaction. */
+/** Files and bytes (on disk) per write transaction. */
 export const CHUNK_FILES = 200;
 export const CHUNK_BYTES = 2 * 1024 * 1024;
 
@@ -55,23 +55,20 @@ export class IndexWriter {
 
   private async writeDelta(delta: IndexDelta, state: IndexState, error?: string): Promise<FlushResult> {
     const stats = this.index.stats();
-    const files = delta.upserted.map((f) => {
-      const key = f.blobKey;
-      return { file: { path: f.path, blobKey: key, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) }, blob: { key, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } } };
-    });
     // A first build of a large repository is written in bounded transactions (a generation each),
-    // so neither PGlite's memory nor a reader's page grows with the repository.
-    const chunks: (typeof files)[] = [];
-    let current: typeof files = [];
+    // so neither PGlite's memory nor a reader's page grows with the repository. Sized by bytes on
+    // disk: the texts themselves are read (unpacked) only when their chunk is written.
+    const chunks: StoredFile[][] = [];
+    let current: StoredFile[] = [];
     let bytes = 0;
-    for (const entry of files) {
+    for (const file of delta.upserted) {
       if (current.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) {
         chunks.push(current);
         current = [];
         bytes = 0;
       }
-      current.push(entry);
-      bytes += entry.blob.text.length;
+      current.push(file);
+      bytes += file.bytes;
     }
     chunks.push(current);
     const common = {
@@ -84,9 +81,12 @@ export class IndexWriter {
     let generation = 0;
     for (const [i, chunk] of chunks.entries()) {
       const last = i === chunks.length - 1;
-      const blobs = new Map(chunk.map((e) => [e.blob.key, e.blob]));
+      const blobs = new Map<string, IndexBlobInput>();
+      for (const f of chunk) {
+        if (!blobs.has(f.blobKey)) blobs.set(f.blobKey, { key: f.blobKey, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } });
+      }
       generation = await this.repo.write(this.workspaceId, {
-        upsert: chunk.map((e) => e.file),
+        upsert: chunk.map((f) => ({ path: f.path, blobKey: f.blobKey, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) })),
         blobs: [...blobs.values()],
         ...(last ? { remove: delta.removed } : {}),
         // Until the last chunk is in, readers see the index as still being built.
