@@ -26,8 +26,12 @@ export interface StoredChanges {
   delta: IndexDelta;
 }
 
-/** Files one answer carries at most (whole generations, so a page may hold a little more). */
-export const DEFAULT_PAGE_FILES = 500;
+/**
+ * Files one answer carries at most (whole generations, so a page may hold a little more): about one
+ * writer chunk, so serving a page (rows, texts and their JSON at once) stays a few MB of the
+ * daemon's memory.
+ */
+export const DEFAULT_PAGE_FILES = 200;
 
 /** A source of stored index changes. */
 export interface IndexFeed {
