@@ -71,6 +71,11 @@ async function allSee(port: number, prompt: string, file: string, times = 6): Pr
   return true;
 }
 
+/** Waits until `allSee` holds (a worker may still be syncing, or a connection just lost). */
+async function untilAllSee(port: number, prompt: string, file: string, times: number | undefined, ms: number): Promise<boolean> {
+  return until(async () => ((await allSee(port, prompt, file, times)) ? true : undefined), ms, 100);
+}
+
 describe('context process with workers', () => {
   let repo: string;
   let env: NodeJS.ProcessEnv;
@@ -95,12 +100,12 @@ describe('context process with workers', () => {
     const port = await freePort();
     const ctx = startContext(repo, port, '2');
     try {
-      await until(async () => ((await allSee(port, 'getUserName', 'src/user.ts', 4)) ? true : undefined), 30_000, 100);
+      await untilAllSee(port, 'getUserName', 'src/user.ts', 4, 30_000);
       const workers = childrenOf(ctx.child.pid as number);
       expect(workers).toHaveLength(2);
 
       writeFile(repo, 'src/ledger.ts', 'export function reconcileLedgerEntries() {\n  return 0;\n}\n');
-      await until(async () => ((await allSee(port, 'reconcileLedgerEntries', 'src/ledger.ts')) ? true : undefined), 15_000, 100);
+      await untilAllSee(port, 'reconcileLedgerEntries', 'src/ledger.ts', undefined, 15_000);
 
       process.kill(workers[0] as number, 'SIGKILL');
       // Once the primary has seen it die (a connection handed to it just before is lost), the other
@@ -108,12 +113,12 @@ describe('context process with workers', () => {
       await until(() => (childrenOf(ctx.child.pid as number).includes(workers[0] as number) ? undefined : true), 10_000, 20);
       // A request routed to the dead worker in the moment before the primary saw its exit is lost
       // (node:cluster); from then on the survivor answers.
-      expect(await until(async () => ((await allSee(port, 'getUserName', 'src/user.ts', 4)) ? true : undefined), 15_000, 100)).toBe(true);
+      expect(await untilAllSee(port, 'getUserName', 'src/user.ts', 4, 15_000)).toBe(true);
       const replaced = await until(() => {
         const now = childrenOf(ctx.child.pid as number);
         return now.length === 2 && !now.includes(workers[0] as number) ? now : undefined;
       }, 30_000, 100);
-      await until(async () => ((await allSee(port, 'reconcileLedgerEntries', 'src/ledger.ts')) ? true : undefined), 30_000, 100);
+      await untilAllSee(port, 'reconcileLedgerEntries', 'src/ledger.ts', undefined, 30_000);
 
       ctx.child.kill('SIGTERM');
       expect(await ctx.exited).toBe(0);
@@ -127,7 +132,7 @@ describe('context process with workers', () => {
     const port = await freePort();
     const ctx = startContext(repo, port, '1');
     try {
-      await until(async () => ((await allSee(port, 'getUserName', 'src/user.ts', 2)) ? true : undefined), 30_000, 100);
+      await untilAllSee(port, 'getUserName', 'src/user.ts', 2, 30_000);
       expect(childrenOf(ctx.child.pid as number)).toEqual([]);
       ctx.child.kill('SIGTERM');
       expect(await ctx.exited).toBe(0);
@@ -144,7 +149,7 @@ describe('context process with workers', () => {
     const port = await freePort();
     const first = startContext(repo, port, '1');
     try {
-      await until(async () => ((await allSee(port, 'getUserName', 'src/user.ts', 1)) ? true : undefined), 30_000, 100);
+      await untilAllSee(port, 'getUserName', 'src/user.ts', 1, 30_000);
       const second = startContext(repo, port, '2');
       expect(await second.exited).toBe(2);
       expect(second.stderr()).toMatch(new RegExp(`^sous context: port ${port} on 127.0.0.1 is already in use; the next free port is \\d+: pin it with --port \\d+\\n$`));

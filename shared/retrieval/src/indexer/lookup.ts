@@ -3,21 +3,9 @@
  * normalized definition names and path base names. With them a query finds the files a prompt
  * names or whose symbols it mentions without visiting every file.
  */
-import { identifierTokens, PathTermIndex, pathBase, pathMatches, promptNames, type PathTermScores, type PromptAnalysis } from '../ranking';
+import { addTo, deleteFrom, identifierTokens, PathTermIndex, pathBase, pathMatches, promptNames, type PathTermScores, type PromptAnalysis } from '../ranking';
 
 const NONE: ReadonlySet<string> = new Set();
-
-function addTo(map: Map<string, Set<string>>, key: string, path: string): void {
-  const set = map.get(key);
-  if (set === undefined) map.set(key, new Set([path]));
-  else set.add(path);
-}
-
-function deleteFrom(map: Map<string, Set<string>>, key: string, path: string): void {
-  const set = map.get(key);
-  set?.delete(path);
-  if (set?.size === 0) map.delete(key);
-}
 
 /** Definition names and base names of the indexed files, both ways. */
 export class FileLookup {

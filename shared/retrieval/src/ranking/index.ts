@@ -18,3 +18,4 @@ export { CHARS_PER_TOKEN, estimateTokens, fitToBudget, MIN_CLIP_TOKENS } from '.
 export type { BudgetFit, FittedItem } from './budget';
 export { bestSnippet, DEFAULT_SNIPPET_LINES } from './snippet';
 export type { Snippet } from './snippet';
+export { addTo, deleteFrom } from './set-map';

@@ -7,6 +7,7 @@
 import type { PromptAnalysis } from './prompt';
 import { TERM_WEIGHTS, type TermKind } from './weights';
 import { splitIdentifier } from '../symbols/identifiers';
+import { addTo, deleteFrom } from './set-map';
 import { normalizeToken } from './tokens';
 import porter2 = require('wink-porter2-stemmer');
 
@@ -89,22 +90,14 @@ export class PathTermIndex {
     if (this.termsOf.has(path)) return;
     const terms = pathTerms(path);
     this.termsOf.set(path, terms);
-    for (const term of terms) {
-      const set = this.byTerm.get(term);
-      if (set === undefined) this.byTerm.set(term, new Set([path]));
-      else set.add(path);
-    }
+    for (const term of terms) addTo(this.byTerm, term, path);
   }
 
   remove(path: string): void {
     const terms = this.termsOf.get(path);
     if (terms === undefined) return;
     this.termsOf.delete(path);
-    for (const term of terms) {
-      const set = this.byTerm.get(term);
-      set?.delete(path);
-      if (set?.size === 0) this.byTerm.delete(term);
-    }
+    for (const term of terms) deleteFrom(this.byTerm, term, path);
   }
 
   /**
