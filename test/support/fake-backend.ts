@@ -11,6 +11,8 @@ export interface FakeBackend {
   port: number;
   /** Paths requested so far, in order (never bodies). */
   requests: string[];
+  /** JSON bodies of chat requests, in order; filled only with `recordBodies`. */
+  bodies: unknown[];
   close(): Promise<void>;
 }
 
@@ -19,6 +21,8 @@ export interface FakeBackendOptions {
   models?: string[];
   /** Require `Authorization: Bearer <key>`; other requests get 401. */
   apiKey?: string;
+  /** Keep the JSON body of every chat request in `bodies` (to check what prompts carried). Default false. */
+  recordBodies?: boolean;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -29,6 +33,7 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 export function startFakeBackend(options: FakeBackendOptions = {}): Promise<FakeBackend> {
   const models = options.models ?? ['qwen2.5-coder:1.5b', 'all-minilm:latest'];
   const requests: string[] = [];
+  const bodies: unknown[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push(`${req.method} ${url.pathname}`);
@@ -43,6 +48,7 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         return send(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
       }
       if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
+        if (options.recordBodies) bodies.push(body);
         const messages = (body.messages as Array<{ content?: string }> | undefined) ?? [];
         const digest = createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 12);
         return send(res, 200, {
@@ -69,6 +75,7 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         baseUrl: `http://127.0.0.1:${port}/v1`,
         port,
         requests,
+        bodies,
         close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
       });
     });

@@ -16,6 +16,9 @@ import { jobRoutes } from './routes/jobs';
 import { cockpitRoutes } from './routes/cockpit';
 import { indexRoutes } from './routes/context';
 import { startDaemonIndex, type DaemonIndex } from './repository-index';
+import { startPreparation, type Preparation } from './preparation';
+import { preparedWorkRoutes } from './routes/prepared-work';
+import { eventRoutes } from './routes/events';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -27,6 +30,8 @@ export interface DaemonContext {
   backend: BackendMonitor;
   /** The live repository index (retrieval). */
   index: DaemonIndex;
+  /** Preparation cycles, the Prepared Work feed and engine events. */
+  preparation: Preparation;
   workspaceId: string;
   startedAt: Date;
   /** The current (hot-reloaded) configuration. */
@@ -95,8 +100,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
     const backend = new BackendMonitor(() => config);
     // Built in the background: /status reports `index.state` while it catches up.
-    const index = startDaemonIndex({ root: paths.root, store, workspaceId: workspace.id, config, polling: options.watchPolling, logger });
+    // Signals reach preparation once it exists (it needs the index it listens to).
+    let preparation: Preparation | undefined;
+    const index = startDaemonIndex({ root: paths.root, store, workspaceId: workspace.id, config, polling: options.watchPolling, logger, onSignal: (s) => preparation?.signal(s) });
     cleanup.unshift(() => index.stop());
+    preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, logger });
+    const activePreparation = preparation;
+    cleanup.unshift(async () => activePreparation.close());
     let port = options.port;
     let watcher: ConfigWatcher | undefined;
     const context: DaemonContext = {
@@ -107,6 +117,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       queue,
       backend,
       index,
+      preparation,
       workspaceId: workspace.id,
       startedAt: new Date(),
       config: () => config,
@@ -125,6 +136,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         statusRoutes(a, context);
         jobRoutes(a, context);
         indexRoutes(a, context);
+        preparedWorkRoutes(a, context);
+        eventRoutes(a, context);
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);

@@ -5,7 +5,7 @@
  */
 import type { SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
-import { LiveIndex, scopeCoverage, scopeKey, scopePolicyFromConfig, type ScopeCoverage, type ScopePolicy } from '@sous/retrieval';
+import { LiveIndex, scopeCoverage, scopeKey, scopePolicyFromConfig, type IndexSignal, type ScopeCoverage, type ScopePolicy } from '@sous/retrieval';
 import type { Store } from '@sous/store';
 
 /** What `/status` says about the scope. */
@@ -34,7 +34,7 @@ export interface DaemonIndex {
   stop(): Promise<void>;
 }
 
-export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger }): DaemonIndex {
+export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger; onSignal?: (signal: IndexSignal) => void }): DaemonIndex {
   const { logger } = options;
   let policy = scopePolicyFromConfig(options.config);
   const live = new LiveIndex({
@@ -44,6 +44,7 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
     workspaceId: options.workspaceId,
     watch: { polling: options.polling },
     onNotice: (message) => logger.warn(message),
+    ...(options.onSignal ? { onSignal: options.onSignal } : {}),
   });
   let scope: ScopeSummary | null = null;
   const measure = (scoped: ScopePolicy): Promise<void> =>

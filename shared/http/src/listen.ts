@@ -55,7 +55,19 @@ export function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
+    // Long-lived streams (server-sent events) never end by themselves; a closing server ends them.
+    for (const res of openStreams) {
+      if ((res.socket as (import('node:net').Socket & { server?: http.Server }) | null)?.server === server) res.end();
+    }
   });
+}
+
+const openStreams = new Set<http.ServerResponse>();
+
+/** Registers a long-lived response (an event stream) so that `closeServer` ends it instead of waiting forever. */
+export function holdStream(res: http.ServerResponse): void {
+  openStreams.add(res);
+  res.on('close', () => openStreams.delete(res));
 }
 
 /** True when host is a loopback address or name. */

@@ -14,6 +14,8 @@ export {
   gitSignals,
   coChangedWith,
   readOnlyGitEnv,
+  runGit,
+  tryGit,
 } from './scope';
 export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitSignals, FileGitSignal, CoChangePair } from './scope';
 // Symbols: definitions, references, imports.
@@ -24,12 +26,12 @@ export { analyzePrompt, codeTokens, plainTokens, Bm25Index, rankFiles, SIGNAL_WE
 export type { PromptAnalysis, QueryTerm, TracebackFrame, RankCandidate, RankedFile, RationaleEntry, WeightedTerm, Snippet } from './ranking';
 // Index: the building blocks composed, in memory (store persistence comes next).
 export { buildRepositoryIndex, RepositoryIndex, IndexError, DEFAULT_TOP_N, MAX_TOP_N } from './indexer';
-export type { BuildIndexOptions, ContextItem, ContextResult, IndexedFileRecord, IndexStats, QueryOptions, RefreshResult } from './indexer';
+export type { BuildIndexOptions, ContextItem, ContextResult, IndexedFileRecord, IndexedFileView, IndexReader, IndexStats, QueryOptions, RefreshResult } from './indexer';
 export { fingerprintMtime } from './indexer';
 export type { StoredFile, StoredSignals, IndexDelta } from './indexer';
 // Persistence: the daemon's live index in the store, and read-only replicas for other processes.
 export { storeIndexFeed, IndexWriter, IndexReplica, LiveIndex, DEFAULT_SYNC_INTERVAL_MS, MAX_FILE_BATCH } from './persist';
-export type { IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus } from './persist';
+export type { IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus, IndexSignal } from './persist';
 // Watching: saves and HEAD moves.
 export { RepositoryWatcher } from './watch';
 export type { WatchMode } from './watch';

@@ -33,6 +33,7 @@ export type {
   WorkProductInput,
   WorkProductWithEvidence,
   WorkProductListOptions,
+  WorkProductPatch,
   EvidenceInput,
 } from './repositories/work-products';
 export type { FeedbackRepository, FeedbackInput } from './repositories/feedback';

@@ -6,9 +6,11 @@ import { registerLogsCommand } from './logs';
 import { registerDoctorCommand } from './doctor';
 import { registerJobsCommands } from './jobs';
 import { registerContextCommand } from './context';
+import { registerPrepareCommand } from './prepare';
+import { registerWatchCommand } from './watch';
 import { registerProxyCommand } from './proxy';
 
-/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shot `context` and `proxy`. */
+/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, and `proxy`. */
 export function registerLifecycleCommands(program: Command): void {
   registerInitCommand(program);
   registerUpCommands(program);
@@ -17,5 +19,7 @@ export function registerLifecycleCommands(program: Command): void {
   registerDoctorCommand(program);
   registerJobsCommands(program);
   registerContextCommand(program);
+  registerPrepareCommand(program);
+  registerWatchCommand(program);
   registerProxyCommand(program);
 }

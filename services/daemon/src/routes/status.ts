@@ -27,6 +27,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
         : { name: config.backend.name, base_url: config.backend.base_url, model: config.backend.model, reachable: null, model_present: null, checked_at: null },
       watch: ctx.watchMode(),
       index: { ...ctx.index.live.status(), scope: ctx.index.scope() },
+      preparation: ctx.preparation.status(),
     });
   });
 }

@@ -14,6 +14,8 @@ export type {
   ContextItem,
   ContextResult,
   IndexedFileRecord,
+  IndexedFileView,
+  IndexReader,
   IndexStats,
   QueryOptions,
   RefreshResult,

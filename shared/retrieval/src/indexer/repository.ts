@@ -14,7 +14,7 @@ import { FileLookup } from './lookup';
 import { runQuery } from './query';
 import { coChangeNeighbours, recencyByRank } from './signals';
 import type { IndexDelta, StoredFile, StoredSignals } from './stored';
-import type { BuildIndexOptions, ContextResult, IndexedFileRecord, IndexStats, QueryOptions, RefreshResult, SkipReason } from './types';
+import type { BuildIndexOptions, ContextResult, IndexedFileRecord, IndexedFileView, IndexReader, IndexStats, QueryOptions, RefreshResult, SkipReason } from './types';
 
 /** An indexed file: its record (without imports, which live in the graph), its content and how it looked on disk. */
 interface Entry {
@@ -43,7 +43,7 @@ function documentText(path: string, blob: Blob, text: string): string {
  * `buildRepositoryIndex`. Mutations (`updateFile`, `removeFile`, `refresh`) run one at a time;
  * `query` and `snapshot` see the state between them.
  */
-export class RepositoryIndex {
+export class RepositoryIndex implements IndexReader {
   private readonly entries = new Map<string, Entry>();
   /** Mirror of the indexed paths, as `resolveImport` wants it. */
   private readonly known = new Set<string>();
@@ -54,7 +54,7 @@ export class RepositoryIndex {
   private readonly lookup = new FileLookup();
   private readonly blobs = new BlobCache();
   private recency = new Map<string, number>();
-  private head: string | null = null;
+  private signalsHead: string | null = null;
   private signalsRead = false;
   private reads = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -87,6 +87,31 @@ export class RepositoryIndex {
   /** Whether `path` is indexed. */
   has(path: string): boolean {
     return this.entries.has(path);
+  }
+
+  /** HEAD when git signals were last read. */
+  head(): string | null {
+    return this.signalsHead;
+  }
+
+  file(path: string): IndexedFileView | undefined {
+    const entry = this.entries.get(path);
+    if (entry === undefined) return undefined;
+    const { record } = entry;
+    return { path, sha256: record.sha256, language: record.language, bytes: record.bytes, definitions: record.definitions, imports: this.graph.importsOf(path) };
+  }
+
+  text(path: string): string | undefined {
+    const entry = this.entries.get(path);
+    return entry === undefined ? undefined : unpackText(entry.blob.content);
+  }
+
+  importersOf(path: string): string[] {
+    return this.graph.importersOf(path);
+  }
+
+  coChangedWith(path: string): readonly string[] {
+    return this.graph.coChangedWith(path);
   }
 
   /** Number of indexed files. */
@@ -180,7 +205,7 @@ export class RepositoryIndex {
 
   /** The git signals as stored. */
   private signalsNow(): StoredSignals {
-    return { head: this.head, recency: Object.fromEntries(this.recency), coChange: Object.fromEntries(this.graph.coChangeEntries()) };
+    return { head: this.signalsHead, recency: Object.fromEntries(this.recency), coChange: Object.fromEntries(this.graph.coChangeEntries()) };
   }
 
   /**
@@ -229,7 +254,7 @@ export class RepositoryIndex {
   stats(): IndexStats {
     const skipped: Partial<Record<SkipReason, number>> = {};
     for (const s of this.skipped.values()) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
-    return { files_indexed: this.entries.size, blobs: this.blobs.size, parses: this.blobs.parses, reads: this.reads, skipped, head: this.head };
+    return { files_indexed: this.entries.size, blobs: this.blobs.size, parses: this.blobs.parses, reads: this.reads, skipped, head: this.signalsHead };
   }
 
   /** Initial build and `refresh`: list, load changed paths with bounded concurrency, apply. */
@@ -283,10 +308,10 @@ export class RepositoryIndex {
   /** Re-reads git signals when HEAD moved (or on first call). */
   private async readSignals(): Promise<void> {
     const head = await headCommit(this.root);
-    if (this.signalsRead && head === this.head) return;
+    if (this.signalsRead && head === this.signalsHead) return;
     this.signalsRead = true;
     const signals = await gitSignals(this.root);
-    this.head = signals.head;
+    this.signalsHead = signals.head;
     this.recency = recencyByRank(signals);
     this.graph.setCoChange(coChangeNeighbours(signals));
     this.signalsDirty = true;
@@ -295,7 +320,7 @@ export class RepositoryIndex {
   /** Sets git signals read elsewhere (the store); no git call. */
   private setSignals(signals: StoredSignals): void {
     this.signalsRead = true;
-    this.head = signals.head;
+    this.signalsHead = signals.head;
     this.recency = new Map(Object.entries(signals.recency));
     this.graph.setCoChange(new Map(Object.entries(signals.coChange)));
   }

@@ -85,3 +85,33 @@ export interface IndexStats {
   /** HEAD when git signals were last read, or null without commits. */
   head: string | null;
 }
+
+/** One indexed file as the preparation engine reads it (no text; see `IndexReader.text`). */
+export interface IndexedFileView {
+  path: string;
+  /** sha256 (hex) of the bytes on disk when indexed. */
+  sha256: string;
+  language: Language;
+  bytes: number;
+  definitions: readonly SymbolDefinition[];
+  /** Paths of indexed files this file imports. */
+  imports: readonly string[];
+}
+
+/**
+ * Read access to an index for the preparation engine: what is indexed now, each file's facts and
+ * its text (redacted, in scope: the index holds nothing else).
+ */
+export interface IndexReader {
+  readonly root: string;
+  /** HEAD when git signals were last read; null without commits. */
+  head(): string | null;
+  paths(): string[];
+  file(path: string): IndexedFileView | undefined;
+  /** The redacted text as indexed; undefined when not indexed. Never log it. */
+  text(path: string): string | undefined;
+  /** Indexed files that import `path`. */
+  importersOf(path: string): string[];
+  /** Files that historically change in the same commits as `path`, most often first. */
+  coChangedWith(path: string): readonly string[];
+}

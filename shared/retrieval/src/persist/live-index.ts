@@ -4,7 +4,7 @@
  * change so the context API and proxy see it. Records `file_change` and `commit` signals (spec 2.4).
  */
 import type { IndexState, Store } from '@sous/store';
-import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type QueryOptions } from '../indexer';
+import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type IndexReader, type QueryOptions } from '../indexer';
 import { headCommit, scopeKey, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
 import { storeIndexFeed, type IndexFeed } from './feed';
@@ -26,7 +26,18 @@ export interface LiveIndexOptions {
   onNotice?(message: string): void;
   /** Progress of the initial catch-up, in files. */
   onProgress?(done: number, total: number): void;
+  /**
+   * Told after each recorded invalidation signal, once the change is applied and stored: the paths
+   * that changed (all of them, not only the 50 a signal names) or the HEAD move. The preparation
+   * engine marks cards stale and schedules a cycle from it.
+   */
+  onSignal?(signal: IndexSignal): void;
 }
+
+/** An invalidation signal as the index records it (spec 2.4). */
+export type IndexSignal =
+  | { kind: 'file_change'; paths: string[]; generation: number }
+  | { kind: 'commit'; head: string | null; previous: string | null; generation: number };
 
 /** What `/status` says about the index. */
 export interface LiveIndexStatus {
@@ -115,6 +126,11 @@ export class LiveIndex {
   /** Ranks files for a prompt from the in-memory index. */
   query(prompt: string, options: QueryOptions = {}): ContextResult {
     return this.index.query(prompt, options);
+  }
+
+  /** Read access to the current index (a rebuild swaps it; ask again rather than keep it). */
+  reader(): IndexReader {
+    return this.index;
   }
 
   status(): LiveIndexStatus {
@@ -207,6 +223,7 @@ export class LiveIndex {
       workspaceId: this.options.workspaceId,
       payload: { paths: paths.slice(0, SIGNAL_PATHS), count: paths.length, generation },
     });
+    this.options.onSignal?.({ kind: 'file_change', paths, generation });
   }
 
   private async commitSignal(previous: string | null): Promise<void> {
@@ -215,6 +232,7 @@ export class LiveIndex {
       workspaceId: this.options.workspaceId,
       payload: { head: this.head, previous, generation: this.generation },
     });
+    this.options.onSignal?.({ kind: 'commit', head: this.head, previous, generation: this.generation });
   }
 
   private async flush(state: IndexState): Promise<FlushResult> {

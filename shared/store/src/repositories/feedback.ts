@@ -1,6 +1,7 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { feedback, type FeedbackRow, type FeedbackValue } from '../schema/feedback';
+import { workProducts } from '../schema/work-products';
 import { attempt } from './attempt';
 
 /** Input of `FeedbackRepository.record`: exactly one of `workProductId` and `resolutionId`. */
@@ -17,6 +18,8 @@ export interface FeedbackRepository {
   listForProduct(workProductId: string): Promise<FeedbackRow[]>;
   /** Feedback on one resolution, oldest first. */
   listForResolution(resolutionId: string): Promise<FeedbackRow[]>;
+  /** Feedback on a workspace's cards, counted per detector and value (what scoring learns from). */
+  countsByDetector(workspaceId: string): Promise<Map<string, Record<FeedbackValue, number>>>;
 }
 
 export function createFeedbackRepository(db: StoreDb): FeedbackRepository {
@@ -38,6 +41,22 @@ export function createFeedbackRepository(db: StoreDb): FeedbackRepository {
       attempt('listing feedback', () =>
         db.select().from(feedback).where(eq(feedback.workProductId, workProductId)).orderBy(asc(feedback.createdAt), asc(feedback.id)),
       ),
+    countsByDetector: (workspaceId) =>
+      attempt('counting feedback', async () => {
+        const rows = await db
+          .select({ detector: workProducts.detector, value: feedback.value, n: sql<number>`count(*)::int` })
+          .from(feedback)
+          .innerJoin(workProducts, eq(feedback.workProductId, workProducts.id))
+          .where(eq(workProducts.workspaceId, workspaceId))
+          .groupBy(workProducts.detector, feedback.value);
+        const out = new Map<string, Record<FeedbackValue, number>>();
+        for (const row of rows) {
+          const counts = out.get(row.detector) ?? { useful: 0, partial: 0, irrelevant: 0, wrong: 0 };
+          counts[row.value] = Number(row.n);
+          out.set(row.detector, counts);
+        }
+        return out;
+      }),
     listForResolution: (resolutionId) =>
       attempt('listing feedback', () =>
         db.select().from(feedback).where(eq(feedback.resolutionId, resolutionId)).orderBy(asc(feedback.createdAt), asc(feedback.id)),

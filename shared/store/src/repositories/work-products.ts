@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { clampLimit } from '../defaults';
 import {
@@ -39,9 +39,21 @@ export interface WorkProductInput {
   body?: string;
   rationale?: string;
   details?: Record<string, unknown>;
+  /** The detector that found it. Default ''. */
+  detector?: string;
+  /** Detector + target + claim; see `findByClaim`. */
+  claimKey?: string;
+  score?: number;
+  stateReason?: string;
   /** Attached in this order, in the same transaction. */
   evidence?: EvidenceInput[];
 }
+
+/** Fields `update` may change; `evidence`, when given, replaces the card's evidence. */
+export type WorkProductPatch = Partial<Pick<WorkProductInput, 'state' | 'title' | 'summary' | 'body' | 'rationale' | 'details' | 'score' | 'evidence'>> & {
+  /** `null` clears it. */
+  stateReason?: string | null;
+};
 
 /** A card with its evidence, in position order. */
 export interface WorkProductWithEvidence extends WorkProductRow {
@@ -53,6 +65,8 @@ export interface WorkProductListOptions {
   workspaceId: string;
   /** Only these states. Default: all. */
   states?: WorkProductState[];
+  /** Only these kinds. Default: all. */
+  kinds?: WorkProductKind[];
   /** Most rows returned. Default 50, at most 500. */
   limit?: number;
 }
@@ -66,6 +80,14 @@ export interface WorkProductRepository {
   list(options: WorkProductListOptions): Promise<WorkProductRow[]>;
   /** Moves a card to `state`; undefined when no such card. */
   updateState(id: string, state: WorkProductState): Promise<WorkProductRow | undefined>;
+  /** Changes a card (and replaces its evidence when `patch.evidence` is given) atomically; undefined when no such card. */
+  update(id: string, patch: WorkProductPatch): Promise<WorkProductWithEvidence | undefined>;
+  /** Cards with their evidence (one query for the evidence), same order and filters as `list`. */
+  listWithEvidence(options: WorkProductListOptions): Promise<WorkProductWithEvidence[]>;
+  /** The newest card with this claim key that is not superseded, with its evidence. */
+  findByClaim(workspaceId: string, claimKey: string): Promise<WorkProductWithEvidence | undefined>;
+  /** Cards in `states` whose evidence cites any of `paths`, with their evidence. */
+  citing(workspaceId: string, paths: readonly string[], states: readonly WorkProductState[]): Promise<WorkProductWithEvidence[]>;
 }
 
 export function createWorkProductRepository(db: StoreDb): WorkProductRepository {
@@ -92,18 +114,50 @@ export function createWorkProductRepository(db: StoreDb): WorkProductRepository 
         const items = await db.select().from(evidence).where(eq(evidence.workProductId, id)).orderBy(asc(evidence.position));
         return { ...row, evidence: items };
       }),
-    list: (options) =>
-      attempt('listing work products', () => {
-        const where = options.states?.length
-          ? and(eq(workProducts.workspaceId, options.workspaceId), inArray(workProducts.state, options.states))
-          : eq(workProducts.workspaceId, options.workspaceId);
-        return db
+    list: (options) => attempt('listing work products', () => listRows(db, options)),
+    listWithEvidence: (options) =>
+      attempt('listing work products', async () => withEvidence(db, await listRows(db, options))),
+    findByClaim: (workspaceId, claimKey) =>
+      attempt('reading the work product', async () => {
+        const rows = await db
           .select()
           .from(workProducts)
-          .where(where)
-          .orderBy(desc(workProducts.updatedAt), desc(workProducts.id))
-          .limit(clampLimit(options.limit));
+          .where(and(eq(workProducts.workspaceId, workspaceId), eq(workProducts.claimKey, claimKey), ne(workProducts.state, 'superseded')))
+          .orderBy(desc(workProducts.createdAt), desc(workProducts.id))
+          .limit(1);
+        return (await withEvidence(db, rows))[0];
       }),
+    citing: (workspaceId, paths, states) =>
+      attempt('reading work products', async () => {
+        if (paths.length === 0 || states.length === 0) return [];
+        const ids = db
+          .selectDistinct({ id: evidence.workProductId })
+          .from(evidence)
+          .where(inArray(evidence.path, [...paths]));
+        const rows = await db
+          .select()
+          .from(workProducts)
+          .where(and(eq(workProducts.workspaceId, workspaceId), inArray(workProducts.state, [...states]), inArray(workProducts.id, ids)));
+        return withEvidence(db, rows);
+      }),
+    update: (id, patch) =>
+      attempt('changing the work product', () =>
+        db.transaction(async (tx) => {
+          const { evidence: items, ...fields } = patch;
+          const [row] = await tx
+            .update(workProducts)
+            .set({ ...fields, updatedAt: sql`now()` })
+            .where(eq(workProducts.id, id))
+            .returning();
+          if (!row) return undefined;
+          if (items !== undefined) {
+            await tx.delete(evidence).where(eq(evidence.workProductId, id));
+            if (items.length > 0) await tx.insert(evidence).values(items.map((item, position) => ({ ...item, workProductId: id, position })));
+          }
+          const attached = await tx.select().from(evidence).where(eq(evidence.workProductId, id)).orderBy(asc(evidence.position));
+          return { ...row, evidence: attached };
+        }),
+      ),
     updateState: (id, state) =>
       attempt('changing the work product state', async () => {
         const [row] = await db
@@ -114,4 +168,29 @@ export function createWorkProductRepository(db: StoreDb): WorkProductRepository 
         return row;
       }),
   };
+}
+
+function listRows(db: StoreDb, options: WorkProductListOptions): Promise<WorkProductRow[]> {
+  const conditions = [eq(workProducts.workspaceId, options.workspaceId)];
+  if (options.states?.length) conditions.push(inArray(workProducts.state, options.states));
+  if (options.kinds?.length) conditions.push(inArray(workProducts.kind, options.kinds));
+  return db
+    .select()
+    .from(workProducts)
+    .where(and(...conditions))
+    .orderBy(desc(workProducts.updatedAt), desc(workProducts.id))
+    .limit(clampLimit(options.limit));
+}
+
+/** Attaches each card's evidence (in position order) with one query. */
+async function withEvidence(db: StoreDb, rows: WorkProductRow[]): Promise<WorkProductWithEvidence[]> {
+  if (rows.length === 0) return [];
+  const items = await db
+    .select()
+    .from(evidence)
+    .where(inArray(evidence.workProductId, rows.map((r) => r.id)))
+    .orderBy(asc(evidence.position));
+  const byCard = new Map<string, EvidenceRow[]>();
+  for (const item of items) byCard.set(item.workProductId, [...(byCard.get(item.workProductId) ?? []), item]);
+  return rows.map((row) => ({ ...row, evidence: byCard.get(row.id) ?? [] }));
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { check, doublePrecision, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { idColumn, oneOf, timestamps, tstz } from './columns';
 import { workspaces } from './workspaces';
 
@@ -18,7 +18,7 @@ export type WorkProductKind = (typeof WORK_PRODUCT_KINDS)[number];
 export const WORK_PRODUCT_STATES = ['candidate', 'hidden', 'stale', 'superseded', 'ready'] as const;
 export type WorkProductState = (typeof WORK_PRODUCT_STATES)[number];
 
-/** A Prepared Work card (spec 2.1, 2.2, 3.1). Virtual-diff fields live in `details` for now. */
+/** A Prepared Work card (spec 2.1, 2.2, 3.1). Virtual-diff fields (targets, snapshot, patch) live in `details`. */
 export const workProducts = pgTable(
   'work_products',
   {
@@ -35,12 +35,21 @@ export const workProducts = pgTable(
     /** Why now, and why this angle won. */
     rationale: text('rationale').notNull().default(''),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    /** The detector that found it (`docs_drift.removed_name`, …); feedback is counted per detector. */
+    detector: text('detector').notNull().default(''),
+    /** Detector, target and claim in one key: the same claim on the same target supersedes, never duplicates. */
+    claimKey: text('claim_key'),
+    /** Score when last landed or kept, 0..1 (diagnostic). */
+    score: doublePrecision('score'),
+    /** Why the card went stale or was superseded (one line). */
+    stateReason: text('state_reason'),
     ...timestamps(),
   },
   (t) => [
     check('work_products_kind_check', oneOf(t.kind, WORK_PRODUCT_KINDS)),
     check('work_products_state_check', oneOf(t.state, WORK_PRODUCT_STATES)),
     index('work_products_workspace_state_idx').on(t.workspaceId, t.state),
+    index('work_products_claim_idx').on(t.workspaceId, t.claimKey),
   ],
 );
 

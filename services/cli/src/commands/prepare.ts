@@ -1,0 +1,266 @@
+import type { Command } from 'commander';
+import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
+import { createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
+import { FINAL_JOB_STATES, type JobInfo } from '@sous/jobs';
+import { LiveIndex, ScopeError, scopePolicyFromConfig } from '@sous/retrieval';
+import { DaemonRequestError, type DaemonClient } from '@sous/runtime';
+import { openStore, StoreError, WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
+import { CliError } from '../cli-error';
+import { clientFor } from '../daemon-control';
+import { printJson, printLine } from '../output';
+import { gitTopLevel } from '../repo-check';
+import { run } from '../run';
+import { resolveWorkspace } from '../workspace';
+
+/** How long `sous prepare` follows a running daemon's cycle job before giving up. */
+const JOB_WAIT_MS = 5 * 60_000;
+const JOB_POLL_MS = 250;
+/** The store lists at most this many cards in one call: "every ready card" in practice. */
+const READY_LIMIT = 500;
+
+interface PrepareOptions { path?: string; json?: boolean; failOn?: string }
+
+/** The cycle's figures, the same whether the CLI or a daemon ran it. */
+interface CycleSummary {
+  id: string | null;
+  duration_ms: number;
+  candidates: number;
+  ready: number;
+  landed: number;
+  held: number;
+  superseded: number;
+  stale: number;
+  detectors: unknown[];
+  answered_by: 'cli' | 'daemon';
+}
+
+/** One ready card as `--json` prints it. */
+interface PreparedItem {
+  id: string;
+  kind: string;
+  title: string;
+  summary: string;
+  claim?: string;
+  why_now: string;
+  action: string;
+  evidence: Array<{ path: string; line_start: number | null; line_end: number | null; commit: string | null; note: string }>;
+  actions: string[];
+}
+
+interface Prepared {
+  cycle: CycleSummary;
+  items: PreparedItem[];
+}
+
+/** `--fail-on docs_drift,virtual_diff`: the kinds whose ready cards fail the command (exit 1). */
+function parseFailOn(raw: string | undefined): WorkProductKind[] {
+  if (raw === undefined) return [];
+  const kinds = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  const allowed: readonly string[] = WORK_PRODUCT_KINDS;
+  const unknown = kinds.filter((k) => !allowed.includes(k));
+  if (kinds.length === 0 || unknown.length > 0) {
+    throw new CliError(`--fail-on ${kinds.length === 0 ? 'needs at least one kind' : `has unknown kind ${unknown.join(', ')}`}; allowed kinds: ${WORK_PRODUCT_KINDS.join(', ')}`, 2);
+  }
+  return kinds as WorkProductKind[];
+}
+
+/** `detector|claim` → `claim` (the claim key's detector prefix is already in `detector`). */
+function claimOf(claimKey: string | null | undefined): string | undefined {
+  if (!claimKey) return undefined;
+  const bar = claimKey.indexOf('|');
+  return bar < 0 ? undefined : claimKey.slice(bar + 1);
+}
+
+function itemOf(card: FeedCard, claimKey: string | null | undefined): PreparedItem {
+  const claim = claimOf(claimKey);
+  return {
+    id: card.id,
+    kind: card.kind,
+    title: card.title,
+    summary: card.summary,
+    ...(claim === undefined ? {} : { claim }),
+    why_now: card.why_now,
+    action: card.action,
+    evidence: card.evidence.map((e) => ({ path: e.path, line_start: e.line_start, line_end: e.line_end, commit: e.commit, note: e.note })),
+    actions: card.actions,
+  };
+}
+
+/** Best first, like the feed: score, then the most recently prepared. */
+function byScore(a: { score: number | null; at: string }, b: { score: number | null; at: string }): number {
+  return (b.score ?? 0) - (a.score ?? 0) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+}
+
+function summaryOf(result: CycleResult): CycleSummary {
+  return {
+    id: result.id,
+    duration_ms: result.duration_ms,
+    candidates: result.candidates,
+    ready: result.ready.length,
+    landed: result.landed,
+    held: result.held,
+    superseded: result.superseded,
+    stale: result.stale,
+    detectors: result.detectors,
+    answered_by: 'cli',
+  };
+}
+
+/**
+ * Without a daemon: open the workspace's store, bring the stored index up to date, mark cards whose
+ * evidence moved stale (no watcher saw the edits since the last run), run one warm cycle and list
+ * every ready card. The store is the daemon's, so a later `sous up` starts from these cards.
+ */
+async function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> {
+  await ensureConfigFile(paths);
+  const config = loadConfig(paths.config);
+  const policy = scopePolicyFromConfig(config);
+  let store;
+  try {
+    store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });
+  } catch (err) {
+    if (err instanceof StoreError) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: paths.root })).id;
+    const live = new LiveIndex({
+      root: paths.root,
+      policy,
+      store,
+      workspaceId,
+      watch: false,
+      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\rchecking ${done}/${total} files`) } : {}),
+    });
+    try {
+      await live.start();
+    } catch (err) {
+      if (err instanceof ScopeError) throw new CliError(err.message);
+      throw err;
+    } finally {
+      if (progress) process.stderr.write('\n');
+    }
+    try {
+      const reader = live.reader();
+      await markStale({ store, workspaceId }, 'all', async (p) => reader.file(p)?.sha256 ?? null);
+      const view = createRepositoryView(reader, policy);
+      const signal = AbortSignal.timeout(config.compute.max_cycle_seconds * 1000);
+      let result: CycleResult;
+      try {
+        result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), signal });
+      } catch (err) {
+        if (signal.aborted) throw new CliError(`the preparation cycle ran past compute.max_cycle_seconds (${config.compute.max_cycle_seconds} s); raise it with sous config set compute.max_cycle_seconds <n>`);
+        throw err;
+      }
+      const ready: WorkProductWithEvidence[] = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: READY_LIMIT });
+      ready.sort((a, b) => byScore({ score: a.score, at: a.updatedAt.toISOString() }, { score: b.score, at: b.updatedAt.toISOString() }));
+      return { cycle: summaryOf(result), items: ready.map((card) => itemOf(feedCard(card, false), card.claimKey)) };
+    } finally {
+      await live.stop();
+    }
+  } catch (err) {
+    if (err instanceof StoreError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The `prepare.cycle` job's result as the daemon stores it (services/daemon/src/preparation.ts). */
+interface CycleJobResult {
+  cycle?: string;
+  duration_ms?: number;
+  candidates?: number;
+  ready?: number;
+  landed?: number;
+  held?: number;
+  superseded?: number;
+  stale?: number;
+  detectors?: unknown[];
+  deferred?: string;
+}
+
+/** With a daemon: queue a warm cycle, follow its job to the end, then list the ready cards it holds. */
+async function prepareWithDaemon(client: DaemonClient): Promise<Prepared> {
+  try {
+    const queued = await client.post<{ job: { id: string; state: string } }>('/prepare', {});
+    const deadline = Date.now() + JOB_WAIT_MS;
+    let job: JobInfo;
+    for (;;) {
+      job = (await client.get<{ job: JobInfo }>(`/jobs/${encodeURIComponent(queued.job.id)}`)).job;
+      if (FINAL_JOB_STATES.includes(job.state)) break;
+      if (Date.now() >= deadline) throw new CliError(`the daemon's preparation cycle (job ${job.id}) is still ${job.state} after ${JOB_WAIT_MS / 60_000} minutes; follow it with sous jobs status`);
+      await new Promise((r) => setTimeout(r, JOB_POLL_MS));
+    }
+    if (job.state !== 'completed') throw new CliError(`the daemon's preparation cycle (job ${job.id}) ${job.state}${job.error ? `: ${job.error}` : ''}`);
+    const r = (job.result ?? {}) as CycleJobResult;
+    if (r.deferred !== undefined) throw new CliError(`the daemon deferred the preparation cycle: ${r.deferred}`);
+    const cycle: CycleSummary = {
+      id: r.cycle ?? null,
+      duration_ms: r.duration_ms ?? 0,
+      candidates: r.candidates ?? 0,
+      ready: r.ready ?? 0,
+      landed: r.landed ?? 0,
+      held: r.held ?? 0,
+      superseded: r.superseded ?? 0,
+      stale: r.stale ?? 0,
+      detectors: r.detectors ?? [],
+      answered_by: 'daemon',
+    };
+    const list = await client.get<{ items: FeedCard[] }>(`/work-products?state=ready&limit=${READY_LIMIT}`);
+    const cards = [...list.items].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at }));
+    return { cycle, items: cards.map((card) => itemOf(card, card.diagnostic?.claim_key)) };
+  } catch (err) {
+    if (err instanceof DaemonRequestError) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+function printHuman(prepared: Prepared): void {
+  const c = prepared.cycle;
+  printLine(`Cycle ran in ${c.duration_ms} ms (${c.answered_by === 'daemon' ? 'by the daemon' : 'in the CLI'}): ${c.candidates} candidates, ${c.landed} newly ready.`);
+  if (prepared.items.length === 0) {
+    printLine('No ready Prepared Work: nothing strong and fresh to show (an empty feed is a valid answer).');
+    return;
+  }
+  printLine(`${prepared.items.length} ready card${prepared.items.length === 1 ? '' : 's'}:`);
+  for (const item of prepared.items) {
+    printLine('');
+    printLine(`${item.kind}  ${item.title}`);
+    for (const e of item.evidence) {
+      const lines = e.line_start === null ? '' : e.line_end !== null && e.line_end !== e.line_start ? `:${e.line_start}-${e.line_end}` : `:${e.line_start}`;
+      printLine(`  ${e.path}${lines}${e.commit ? ` @${e.commit.slice(0, 12)}` : ''}  ${e.note}`);
+    }
+    if (item.action) printLine(`  → ${item.action}`);
+  }
+}
+
+export function registerPrepareCommand(program: Command): void {
+  program
+    .command('prepare')
+    .description('one-shot: run a preparation cycle and list every ready Prepared Work card (for scripts and CI)')
+    .option('--path <dir>', 'repository (default: nearest .sous/ upward, else the current directory)')
+    .option('--json', 'print the cycle and every ready card as JSON')
+    .option('--fail-on <kinds>', `exit 1 when a ready card of these kinds exists (comma-separated: ${WORK_PRODUCT_KINDS.join(', ')})`)
+    .action(
+      run(async (opts: PrepareOptions) => {
+        const failOn = parseFailOn(opts.failOn);
+        const paths = resolveWorkspace(opts.path);
+        // Refuse before creating .sous/ anywhere: Sous prepares work for git repositories only.
+        if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous prepare inside one or pass --path <repository>`);
+
+        // A running daemon holds the store and the index: ask it to run the cycle instead.
+        const client = clientFor(paths, 30_000);
+        const prepared = client !== undefined ? await prepareWithDaemon(client) : await prepareOffline(paths, !opts.json && process.stderr.isTTY === true);
+
+        if (opts.json) printJson({ workspace: paths.root, ...prepared });
+        else printHuman(prepared);
+
+        const failing = prepared.items.filter((item) => (failOn as string[]).includes(item.kind));
+        if (failing.length > 0) {
+          const kinds = [...new Set(failing.map((i) => i.kind))].join(', ');
+          throw new CliError(`${failing.length} ready card${failing.length === 1 ? '' : 's'} of kind ${kinds} (--fail-on ${failOn.join(',')})`, 1);
+        }
+      }),
+    );
+}

@@ -1,0 +1,178 @@
+/**
+ * The daemon's side of preparation: the `prepare.cycle` job, the scheduler that turns index signals
+ * into cycles, staleness on every signal, and the PreparedWork service the routes serve. The
+ * engine itself lives in @sous/engine; this file only wires it to the daemon's index, store and queue.
+ */
+import Joi from 'joi';
+import type { SousConfig } from '@sous/config';
+import {
+  CycleScheduler,
+  EngineEvents,
+  PreparedWork,
+  createRepositoryView,
+  currentHash,
+  defaultDetectors,
+  idleRefusal,
+  markStale,
+  runCycle,
+  createModelAssist,
+  type CycleTrigger,
+  type CycleTriggerKind,
+  type ModelAssistHandle,
+} from '@sous/engine';
+import { backendTargetFromConfig, createChatClient, type BackendTarget } from '@sous/backend';
+import type { JobQueue } from '@sous/jobs';
+import type { Logger } from '@sous/logging';
+import type { IndexSignal } from '@sous/retrieval';
+import type { Store } from '@sous/store';
+import type { BackendMonitor } from './backend-monitor';
+import type { DaemonIndex } from './repository-index';
+
+export const CYCLE_JOB = 'prepare.cycle';
+const TRIGGERS: CycleTriggerKind[] = ['file_change', 'commit', 'uncommitted', 'goal', 'warm', 'start'];
+
+const cyclePayload = Joi.object({
+  trigger: Joi.string().valid(...TRIGGERS).required(),
+  paths: Joi.array().items(Joi.string().max(4096)).max(500),
+  /** Run even when the system is busy (an explicit warm request is not background work). */
+  force: Joi.boolean().default(false),
+});
+
+interface CyclePayload {
+  trigger: CycleTriggerKind;
+  paths?: string[];
+  force: boolean;
+}
+
+export interface Preparation {
+  events: EngineEvents;
+  work: PreparedWork;
+  /** Called by the index after each recorded signal. */
+  signal(signal: IndexSignal): void;
+  /** What `/status` says about preparation. */
+  status(): PreparationStatus;
+  /** An explicit warm request: queues a cycle now, regardless of CPU load. */
+  warm(paths?: string[]): Promise<{ id: string; state: string }>;
+  close(): void;
+}
+
+export interface PreparationStatus {
+  last_cycle: { id: string; trigger: string; finished_at: string; duration_ms: number; candidates: number; ready: number; landed: number } | null;
+  /** Why the last background cycle did not run (CPU load), until one runs. */
+  deferred: string | null;
+  /** Whether the model takes part in cycles, and why not when it does not. */
+  model: { mode: 'model' | 'heuristic'; reason: string };
+}
+
+/** The model exploration uses: `backend.*`, with `exploration.endpoint` / `exploration.model` when set. */
+function explorationTarget(config: SousConfig): BackendTarget {
+  const base = backendTargetFromConfig(config);
+  return {
+    ...base,
+    ...(config.exploration.endpoint ? { baseUrl: config.exploration.endpoint } : {}),
+    ...(config.exploration.model ? { model: config.exploration.model } : {}),
+  };
+}
+
+export function startPreparation(options: {
+  store: Store;
+  queue: JobQueue;
+  index: DaemonIndex;
+  workspaceId: string;
+  root: string;
+  config: () => SousConfig;
+  backend: BackendMonitor;
+  logger: Logger;
+}): Preparation {
+  const { store, queue, index, workspaceId, root, logger } = options;
+  const events = new EngineEvents();
+  const state: PreparationStatus = { last_cycle: null, deferred: null, model: { mode: 'heuristic', reason: 'no cycle has run yet' } };
+  /**
+   * The model's part in a cycle, or why there is none: never with `exploration.llm_gate = never`, nor
+   * while the backend probe says it is unreachable (heuristic cards only; nothing breaks).
+   */
+  const modelFor = (config: SousConfig): { assist?: ModelAssistHandle; reason: string } => {
+    if (config.exploration.llm_gate === 'never') return { reason: 'exploration.llm_gate is never: heuristic cards only' };
+    const probe = options.backend.latest();
+    if (probe !== undefined && !probe.reachable && !config.exploration.endpoint) {
+      return { reason: `backend not reachable (${probe.error ?? 'no answer'}): heuristic cards only` };
+    }
+    try {
+      const target = explorationTarget(config);
+      const chat = createChatClient(target);
+      return { assist: createModelAssist({ chat, gate: config.exploration.llm_gate, model: target.model }), reason: `model ${target.model} at ${target.baseUrl}` };
+    } catch (err) {
+      return { reason: `${err instanceof Error ? err.message : String(err)}: heuristic cards only` };
+    }
+  };
+  const indexedHash = async (path: string): Promise<string | null> => index.live.reader().file(path)?.sha256 ?? null;
+  const work = new PreparedWork({
+    store,
+    workspaceId,
+    policy: () => index.policy(),
+    indexedHash,
+    diskHash: (path) => currentHash(root, index.policy(), path),
+    events,
+  });
+  const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
+    const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
+    return { id: job.id, state: job.state };
+  };
+  const scheduler = new CycleScheduler({
+    enqueue: async (trigger) => {
+      await enqueue(trigger);
+    },
+    onError: (err) => logger.warn({ error: err.message }, 'preparation cycle not queued'),
+  });
+
+  queue.register<CyclePayload>(
+    CYCLE_JOB,
+    async (payload, job) => {
+      const trigger: CycleTrigger = { kind: payload.trigger, ...(payload.paths ? { paths: payload.paths } : {}) };
+      let deferred = false;
+      try {
+        await index.ready;
+        const config = options.config();
+        const refusal = payload.force ? null : await idleRefusal(config.compute);
+        if (refusal !== null) {
+          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason: refusal });
+          deferred = true;
+          state.deferred = refusal;
+          scheduler.retryLater(trigger);
+          return { deferred: refusal };
+        }
+        const view = createRepositoryView(index.live.reader(), index.policy());
+        const model = modelFor(config);
+        const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
+        const modelError = model.assist?.lastError();
+        state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
+        state.deferred = null;
+        state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
+        logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
+        return { cycle: result.id, duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors };
+      } finally {
+        if (!deferred) scheduler.cycleEnded();
+      }
+    },
+    { payload: cyclePayload },
+  );
+
+  // The first cycle after start: uncommitted work and the latest commits are the freshest activity.
+  void index.ready.then(() => scheduler.request({ kind: 'start' }));
+
+  return {
+    events,
+    work,
+    signal(signal) {
+      const paths = signal.kind === 'file_change' ? signal.paths : 'all';
+      // Staleness first and at once: a changed target must block export within a second, before any cycle.
+      markStale({ store, workspaceId, events }, paths, indexedHash).catch((err: unknown) =>
+        logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'marking stale cards failed'),
+      );
+      scheduler.request(signal.kind === 'file_change' ? { kind: 'file_change', paths: signal.paths } : { kind: 'commit' });
+    },
+    status: () => ({ ...state }),
+    warm: (paths) => enqueue({ kind: 'warm', ...(paths?.length ? { paths } : {}) }, true),
+    close: () => scheduler.close(),
+  };
+}

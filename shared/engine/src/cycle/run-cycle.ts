@@ -1,0 +1,245 @@
+/**
+ * One preparation cycle (spec 1): build the frontier from the trigger and recent activity, let every
+ * detector propose candidates, let the model (when there is one) add angles, score each candidate,
+ * land the strongest as ready, keep the rest as candidates, and retire cards whose claim is no longer
+ * found. Bounded by the caller's AbortSignal (`compute.max_cycle_seconds` in the daemon).
+ */
+import * as os from 'node:os';
+import type { SousConfig } from '@sous/config';
+import type { Store, WorkProductWithEvidence } from '@sous/store';
+import { newId } from '@sous/store';
+import type { Detector, DetectorResult, Frontier } from '../detectors/types';
+import type { EngineEvents } from '../events/engine-events';
+import type { RepositoryView } from '../view/repository-view';
+import type { Candidate, CycleTrigger } from '../work/types';
+import { buildFrontier, frontierSeeds } from './frontier';
+import { claimKey, land, type Scored } from './land';
+import { combine, READY_THRESHOLD, suppressed, usefulness, type FeedbackCounts, type ScoreParts } from './score';
+
+/** Commits whose files seed the frontier. */
+export const FRONTIER_COMMITS = 5;
+/** Cards loaded to judge novelty and retire what is gone. */
+const CARDS_CONSIDERED = 500;
+
+/** Adds model-written angles (research briefs) and notes; see model/. Must not throw. */
+export interface ModelAssist {
+  propose(view: RepositoryView, candidates: readonly Candidate[], signal: AbortSignal): Promise<Candidate[]>;
+}
+
+export interface CycleOptions {
+  store: Store;
+  workspaceId: string;
+  view: RepositoryView;
+  trigger: CycleTrigger;
+  config: Pick<SousConfig, 'compute' | 'exploration'>;
+  detectors: readonly Detector[];
+  signal?: AbortSignal;
+  events?: EngineEvents;
+  model?: ModelAssist;
+  /** Detectors run at once. Default: from `compute.cpu_fraction` of the cores, at least 1. */
+  concurrency?: number;
+}
+
+export interface DetectorReport {
+  name: string;
+  candidates: number;
+  ms: number;
+  /** One line when the detector failed (the cycle goes on without it). */
+  error?: string;
+}
+
+export interface CycleResult {
+  id: string;
+  trigger: CycleTrigger['kind'];
+  duration_ms: number;
+  frontier: number;
+  candidates: number;
+  /** Ids of cards that are ready after this cycle and were found in it. */
+  ready: string[];
+  /** Cards that became ready in this cycle (new, regenerated or promoted). */
+  landed: number;
+  held: number;
+  superseded: number;
+  stale: number;
+  /** Detector ids whose cards feedback has suppressed in this repository. */
+  suppressed: string[];
+  detectors: DetectorReport[];
+}
+
+export async function runCycle(options: CycleOptions): Promise<CycleResult> {
+  const started = Date.now();
+  const signal = options.signal ?? new AbortController().signal;
+  const id = newId();
+  const { store, workspaceId, view, trigger, events } = options;
+  events?.emit({ type: 'cycle.started', cycle: id, trigger: trigger.kind });
+
+  const exploration = options.config.exploration;
+  const seeds = await frontierSeeds(view, trigger.paths ?? [], FRONTIER_COMMITS);
+  const frontier = buildFrontier(view, seeds, {
+    maxDepth: exploration.max_exploration_depth,
+    maxSize: exploration.frontier_max_size,
+    minPriority: exploration.min_priority,
+  });
+
+  const reports: DetectorReport[] = [];
+  const results: Array<{ detector: Detector; result: DetectorResult }> = [];
+  const concurrency = options.concurrency ?? Math.max(1, Math.floor(os.cpus().length * options.config.compute.cpu_fraction));
+  await eachLimit(options.detectors, concurrency, async (detector) => {
+    signal.throwIfAborted();
+    const t = Date.now();
+    try {
+      const result = await detector.detect({ view, trigger, frontier, signal });
+      results.push({ detector, result });
+      reports.push({ name: detector.name, candidates: result.candidates.length, ms: Date.now() - t });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      reports.push({ name: detector.name, candidates: 0, ms: Date.now() - t, error: err instanceof Error ? err.message.split('\n')[0] ?? 'failed' : String(err) });
+    }
+  });
+  signal.throwIfAborted();
+
+  let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => citesOnlyScope(view, c));
+  if (options.model !== undefined) candidates = [...candidates, ...(await options.model.propose(view, candidates, signal)).filter((c) => citesOnlyScope(view, c))];
+  signal.throwIfAborted();
+
+  const feedback = await store.feedback.countsByDetector(workspaceId);
+  const open = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
+  const scored = scoreAll(candidates, view, frontier, open, feedback);
+
+  const result: CycleResult = {
+    id,
+    trigger: trigger.kind,
+    duration_ms: 0,
+    frontier: frontier.entries.length,
+    candidates: candidates.length,
+    ready: [],
+    landed: 0,
+    held: 0,
+    superseded: 0,
+    stale: 0,
+    suppressed: [...feedback].filter(([, counts]) => suppressed(counts)).map(([detector]) => detector).sort(),
+    detectors: reports.sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+  const found = new Set<string>();
+  for (const s of scored) {
+    signal.throwIfAborted();
+    found.add(claimKey(s.candidate));
+    const before = open.find((card) => card.claimKey === claimKey(s.candidate))?.state;
+    const outcome = await land({ store, workspaceId, cycleId: id, trigger: trigger.kind, ...(events ? { events } : {}) }, s);
+    if (outcome.outcome === 'superseded') result.superseded++;
+    if (outcome.state === 'ready') {
+      result.ready.push(outcome.id);
+      if (before !== 'ready' || outcome.outcome === 'superseded') result.landed++;
+    } else if (outcome.state === 'candidate') result.held++;
+  }
+
+  result.stale = await retire(options, results, open, found);
+  result.duration_ms = Date.now() - started;
+  events?.emit({
+    type: 'cycle.finished',
+    cycle: id,
+    trigger: trigger.kind,
+    duration_ms: result.duration_ms,
+    candidates: result.candidates,
+    landed: result.landed,
+    stale: result.stale,
+    superseded: result.superseded,
+  });
+  return result;
+}
+
+/**
+ * Scores candidates strongest first, so that novelty also counts the cards this cycle has already
+ * made ready: a second card on the same line (a brief on a finding) scores lower than the first.
+ */
+function scoreAll(candidates: readonly Candidate[], view: RepositoryView, frontier: Frontier, open: readonly WorkProductWithEvidence[], feedback: ReadonlyMap<string, FeedbackCounts>): Scored[] {
+  // Open cards found again in this cycle are judged in this cycle's order, not against their old selves.
+  const current = new Set(candidates.map(claimKey));
+  const others = open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey));
+  const firstPass = candidates.map((c) => score(c, view, frontier, [], feedback.get(c.detector), others));
+  firstPass.sort((a, b) => b.score - a.score);
+  const readyLines: Array<{ key: string; path: string; line: number | undefined }> = [];
+  const out: Scored[] = [];
+  for (const { candidate } of firstPass) {
+    const s = score(candidate, view, frontier, readyLines, feedback.get(candidate.detector), others);
+    if (s.state === 'ready') readyLines.push({ key: claimKey(candidate), path: candidate.evidence[0]?.path ?? '', line: candidate.evidence[0]?.lineStart });
+    out.push(s);
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
+function score(
+  candidate: Candidate,
+  view: RepositoryView,
+  frontier: Frontier,
+  landedNow: ReadonlyArray<{ key: string; path: string; line: number | undefined }>,
+  counts: FeedbackCounts | undefined,
+  others: readonly WorkProductWithEvidence[],
+): Scored {
+  const fresh = candidate.evidence.every((e) => e.contentHash === undefined || view.file(e.path)?.sha256 === e.contentHash);
+  const cited = [...candidate.targets, ...candidate.evidence.map((e) => e.path)];
+  const relevance = Math.max(0, ...cited.map((p) => frontier.priority(p)));
+  const primary = candidate.evidence[0];
+  const key = claimKey(candidate);
+  const overlapping =
+    others.filter((card) => card.evidence.some((e) => e.path === primary?.path && e.lineStart === primary?.lineStart)).length +
+    landedNow.filter((l) => l.key !== key && l.path === primary?.path && l.line === primary?.lineStart).length;
+  const parts: ScoreParts = {
+    strength: clamp(candidate.strength),
+    freshness: fresh ? 1 : 0,
+    relevance,
+    novelty: Math.max(0, 1 - 0.5 * overlapping),
+    usefulness: usefulness(counts),
+  };
+  const total = combine(parts);
+  const ready = total >= READY_THRESHOLD && !suppressed(counts);
+  return { candidate, score: total, parts, state: ready ? 'ready' : 'candidate' };
+}
+
+/**
+ * Cards whose detector looked at their targets in this cycle but did not find the claim again go
+ * stale ("no longer detected": the drift was fixed, the debug line removed).
+ */
+async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: Detector; result: DetectorResult }>, open: readonly WorkProductWithEvidence[], found: ReadonlySet<string>): Promise<number> {
+  let stale = 0;
+  for (const card of open) {
+    if (card.claimKey === null || found.has(card.claimKey)) continue;
+    const run = results.find((r) => card.detector.startsWith(`${r.detector.name}.`));
+    if (run === undefined) continue;
+    const targets = (card.details['targets'] as string[] | undefined) ?? card.evidence.map((e) => e.path);
+    const covered = run.result.covered;
+    if (covered !== 'all' && !targets.some((t) => covered.includes(t))) continue;
+    await options.store.workProducts.update(card.id, { state: 'stale', stateReason: 'no longer detected: the code it pointed at changed' });
+    if (card.state === 'ready') options.events?.emit({ type: 'card.stale', id: card.id, kind: card.kind, reason: 'no longer detected' });
+    stale++;
+  }
+  return stale;
+}
+
+/** One candidate per claim key (the first, which detectors order by strength). */
+function dedupe(candidates: Candidate[]): Candidate[] {
+  const seen = new Set<string>();
+  return candidates.filter((c) => {
+    const key = claimKey(c);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** No card ever cites a file outside the privacy scope (belt and braces: detectors read the index only). */
+function citesOnlyScope(view: RepositoryView, c: Candidate): boolean {
+  return c.evidence.length > 0 && c.evidence.every((e) => view.policy.inScope(e.path)) && c.targets.every((t) => view.policy.inScope(t));
+}
+
+function clamp(n: number): number {
+  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0;
+}
+
+async function eachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  });
+  await Promise.all(workers);
+}

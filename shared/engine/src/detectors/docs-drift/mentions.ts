@@ -1,0 +1,200 @@
+/**
+ * What a doc says about the code: the names, file paths, CLI flags, environment variables and config
+ * keys it mentions, each with its line and column. Extraction is deliberately narrow: a word counts
+ * only when its shape says "code" (backticks plus camelCase, snake_case, a call or a member access;
+ * `--flag`; `$VAR`; a relative link), because a mention that is plain English can never be checked
+ * against the repository and only costs git calls later.
+ */
+import * as path from 'node:path';
+import { detectLanguage, type Language } from '@sous/retrieval';
+
+export type MentionKind = 'identifier' | 'path' | 'flag' | 'env' | 'config_key';
+
+/** One place a doc mentions something. */
+export interface Mention {
+  kind: MentionKind;
+  /**
+   * What is mentioned, normalised: the bare name (`open` for `Store.open()`), a repository-relative
+   * path (links resolved against the doc's folder), `--flag`, the variable name without `$`, the
+   * dotted key.
+   */
+  value: string;
+  /** The text as written at `column` that a fix would replace (a link target as written, a name). */
+  raw: string;
+  /** 1-based. */
+  line: number;
+  /** 0-based offset of `raw` in the line. */
+  column: number;
+}
+
+/** Extensions of prose files; `.md`/`.mdx` are also recognised by the index's `markdown` language. */
+const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt']);
+
+/** Whether a file is prose documentation (markdown, reStructuredText, plain text). */
+export function isDocFile(filePath: string, language?: Language): boolean {
+  return language === 'markdown' || DOC_EXTENSIONS.has(path.posix.extname(filePath).toLowerCase());
+}
+
+/** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
+const MAX_SPAN_CHARS = 200;
+/** Names shorter than this are too ambiguous to check (`id`, `x`). */
+const MIN_NAME_LENGTH = 3;
+
+/** Words that look like code but name nothing a project defines: keywords, builtins, primitive types. */
+const NOT_NAMES: ReadonlySet<string> = new Set(
+  (
+    'abstract and any as async await bigint bool boolean break case catch class const continue def default del delete do ' +
+    'elif else enum except export extends false final finally float for from function global if implements import in ' +
+    'instanceof int interface is lambda let never new nil none null number object of or package pass private protected ' +
+    'public raise return self static str string super switch symbol then this throw throws true try type typeof undefined ' +
+    'unknown var void while with yield True False None Array Boolean Date Error JSON Map Math Number Object Promise ' +
+    'RegExp Set String Symbol TypeError'
+  ).split(' '),
+);
+
+/** Extensions a dotted lowercase word ends with when it is a file name (`config.toml`), not a config key. */
+const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(['txt', 'lock', 'env', 'log', 'html', 'css', 'csv', 'xml', 'ini', 'cfg', 'conf', 'png', 'svg', 'jpg', 'gif', 'rst', 'map', 'd']);
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+const CODE_SPAN = /(`+)([^`]+?)\1(?!`)/g;
+const INLINE_LINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
+const REFERENCE_LINK = /^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/;
+const RST_LINK = /`[^`<]*<([^>`]+)>`__?/g;
+const FLAG = /(?<![\w!-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
+const DOLLAR_ENV = /\$\{?([A-Z][A-Z0-9_]*[A-Z0-9])\}?/g;
+const ASSIGNED_ENV = /(?<![\w$.])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=/g;
+const PATH_SHAPE = /^(?:\.{1,2}\/|\/)?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}$/;
+const ENV_SPAN = /^(\$\{?)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\}?(?:=\S*)?$/;
+const CONFIG_KEY = /^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/;
+const CODE_NAME = /^(new\s+)?((?:[A-Za-z_$][\w$]*(?:\.|::|#|->))*)([A-Za-z_$][\w$]*)(\([^]*\))?;?$/;
+const ALL_CAPS = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags and
+ * environment variables count (every word of an example would otherwise be a "name").
+ */
+export function extractMentions(docPath: string, text: string): Mention[] {
+  const out: Mention[] = [];
+  const seen = new Set<string>();
+  const add = (kind: MentionKind, value: string, raw: string, line: number, column: number): void => {
+    const key = `${kind}|${value}|${line}|${column}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ kind, value, raw, line, column });
+  };
+  let fence: string | null = null;
+  text.split('\n').forEach((rawLine, index) => {
+    const line = rawLine.replace(/\r$/, '');
+    const n = index + 1;
+    const marker = FENCE.exec(line)?.[1];
+    if (marker !== undefined) {
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      return;
+    }
+    if (fence === null) {
+      for (const m of line.matchAll(CODE_SPAN)) {
+        const content = m[2] ?? '';
+        const start = (m.index ?? 0) + (m[1] ?? '').length;
+        for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset);
+      }
+      for (const target of linkTargets(line)) {
+        const value = resolveLink(docPath, target.raw);
+        if (value !== null) add('path', value, target.raw, n, target.column);
+      }
+    }
+    for (const m of line.matchAll(FLAG)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
+    for (const m of line.matchAll(DOLLAR_ENV)) {
+      const name = m[1] ?? '';
+      if (name.length >= MIN_NAME_LENGTH) add('env', name, name, n, (m.index ?? 0) + m[0].indexOf(name));
+    }
+    for (const m of line.matchAll(ASSIGNED_ENV)) add('env', m[1] ?? '', m[1] ?? '', n, m.index ?? 0);
+  });
+  return out;
+}
+
+interface SpanMention {
+  kind: MentionKind;
+  value: string;
+  raw: string;
+  /** Offset of `raw` in the span's content. */
+  offset: number;
+}
+
+/** What one code span names, if its whole content has the shape of a path, variable, key or name. */
+function classifySpan(docPath: string, content: string): SpanMention[] {
+  const t = content.trim();
+  const lead = content.indexOf(t);
+  if (t === '' || t.length > MAX_SPAN_CHARS || t.includes('://')) return [];
+  if (PATH_SHAPE.test(t)) {
+    const value = t.startsWith('./') || t.startsWith('../') ? resolveLink(docPath, t) : normalize(t.replace(/^\/+/, ''));
+    return value === null ? [] : [{ kind: 'path', value, raw: t, offset: lead }];
+  }
+  const env = ENV_SPAN.exec(t);
+  if (env && (env[1] !== undefined || (env[2] ?? '').includes('_'))) {
+    const name = env[2] ?? '';
+    if (name.length < MIN_NAME_LENGTH) return [];
+    return [{ kind: 'env', value: name, raw: name, offset: lead + (env[1] ?? '').length }];
+  }
+  if (CONFIG_KEY.test(t)) {
+    const leaf = t.slice(t.lastIndexOf('.') + 1);
+    if (FILE_EXTENSION_WORDS.has(leaf) || detectLanguage(`x.${leaf}`) !== 'text' || leaf.length < MIN_NAME_LENGTH) return [];
+    return [{ kind: 'config_key', value: t, raw: t, offset: lead }];
+  }
+  const m = CODE_NAME.exec(t);
+  if (!m) return [];
+  const name = m[3] ?? '';
+  const offset = lead + (m[1] ?? '').length + (m[2] ?? '').length;
+  if (name.length < MIN_NAME_LENGTH || NOT_NAMES.has(name)) return [];
+  if (ALL_CAPS.test(name)) {
+    // `process.env.SOUS_FOO` or a bare `SOUS_FOO` is a variable; `JSON`, `README` are not names.
+    return name.includes('_') ? [{ kind: 'env', value: name, raw: name, offset }] : [];
+  }
+  const codeSyntax = m[4] !== undefined || (m[2] ?? '') !== '' || m[1] !== undefined;
+  if (!codeSyntax && !looksLikeCode(name)) return [];
+  return [{ kind: 'identifier', value: name, raw: name, offset }];
+}
+
+/** camelCase, PascalCase, snake_case or `$`: a single word shaped like a program's name, not prose. */
+function looksLikeCode(name: string): boolean {
+  return /[a-z][A-Z]/.test(name) || /^[A-Z][a-z0-9]/.test(name) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(name) || name.includes('$');
+}
+
+/** Link targets on a line (inline, reference definitions, reStructuredText), with their columns. */
+function linkTargets(line: string): Array<{ raw: string; column: number }> {
+  const out: Array<{ raw: string; column: number }> = [];
+  const push = (whole: string, at: number, target: string | undefined, after: number): void => {
+    if (target === undefined) return;
+    const raw = target.replace(/[?#].*$/, '');
+    if (raw !== '') out.push({ raw, column: at + whole.indexOf(target, after) });
+  };
+  for (const m of line.matchAll(INLINE_LINK)) push(m[0], m.index ?? 0, m[1], m[0].indexOf(']('));
+  const ref = REFERENCE_LINK.exec(line);
+  if (ref) push(ref[0], ref.index, ref[1], ref[0].indexOf(']:'));
+  for (const m of line.matchAll(RST_LINK)) push(m[0], m.index ?? 0, m[1], m[0].lastIndexOf('<'));
+  return out;
+}
+
+/**
+ * The repository path a link in `docPath` points at, or null: external (a scheme, `//host`, an
+ * anchor), outside the repository, or not a file name with an extension.
+ */
+export function resolveLink(docPath: string, target: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//') || target.startsWith('#')) return null;
+  let decoded = target;
+  try {
+    decoded = decodeURI(target);
+  } catch {
+    return null; // a malformed escape is not a path we could check
+  }
+  if (!/\.[A-Za-z0-9]{1,8}$/.test(decoded)) return null;
+  const joined = decoded.startsWith('/') ? decoded.slice(1) : path.posix.join(path.posix.dirname(docPath), decoded);
+  return normalize(joined);
+}
+
+/** A clean root-relative POSIX path, or null when it leaves the root. */
+function normalize(p: string): string | null {
+  const normal = path.posix.normalize(p);
+  if (normal === '' || normal === '.' || normal === '..' || normal.startsWith('../') || path.posix.isAbsolute(normal)) return null;
+  return normal.startsWith('./') ? normal.slice(2) : normal;
+}

@@ -1,0 +1,14 @@
+/** Engine errors with stable codes; the HTTP layer maps them (not_found → 404, conflict → 409). */
+export type EngineErrorCode = 'not_found' | 'conflict' | 'invalid';
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    /** Extra JSON-safe facts for the error body (the state, the reason). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}

@@ -1,0 +1,41 @@
+// Work: what preparation produces.
+export type { Candidate, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
+export { makeVirtualDiff } from './work/virtual-diff';
+export type { FileEdit } from './work/virtual-diff';
+// View: the repository as detectors read it.
+export { createRepositoryView, sha256Of, gitBlobId } from './view/repository-view';
+export type { RepositoryView } from './view/repository-view';
+export { gitHistory, parseGitPatch } from './view/git-history';
+export type { GitHistory, FileDiff, DiffHunk, CommitRef, CommitDiff } from './view/git-history';
+// Detectors.
+export type { Detector, DetectorContext, DetectorResult, Frontier } from './detectors/types';
+export { buildFrontier, frontierSeeds } from './cycle/frontier';
+export type { FrontierBounds } from './cycle/frontier';
+// Cycle: score, land, retire; freshness.
+export { runCycle, FRONTIER_COMMITS } from './cycle/run-cycle';
+export type { CycleOptions, CycleResult, DetectorReport, ModelAssist } from './cycle/run-cycle';
+export { claimKey } from './cycle/land';
+export { READY_THRESHOLD, SCORE_WEIGHTS, usefulness, suppressed, SUPPRESS_MIN_NEGATIVE, SUPPRESS_USEFULNESS_FLOOR } from './cycle/score';
+export type { ScoreParts, FeedbackCounts } from './cycle/score';
+export { markStale, currentHash, changedEvidence } from './cycle/freshness';
+// Feed: what surfaces serve.
+export { PreparedWork } from './feed/prepared-work';
+export type { PreparedWorkOptions, ExportPayload } from './feed/prepared-work';
+export { FEED_CAP, allowedActions, feedCard, inspectCard } from './feed/cards';
+export type { CardAction, FeedCard, WireEvidence } from './feed/cards';
+export { canTransition, FINAL_STATES } from './work/lifecycle';
+export type { Transition } from './work/lifecycle';
+// Events and errors.
+export { EngineEvents, ENGINE_EVENT_TYPES } from './events/engine-events';
+export type { EngineEvent, EngineEventType, EngineEventListener } from './events/engine-events';
+export { EngineError } from './errors';
+export type { EngineErrorCode } from './errors';
+export { systemCpuLoad, idleRefusal, IDLE_SAMPLE_MS } from './cycle/idle';
+export { CycleScheduler, DEFAULT_DEBOUNCE_MS, DEFAULT_RETRY_MS } from './cycle/scheduler';
+export type { SchedulerOptions } from './cycle/scheduler';
+export { defaultDetectors } from './detectors';
+// Model: research briefs written by the model from the cited lines.
+export { createModelAssist, DEFAULT_MODEL_CALLS_PER_CYCLE, NON_TRIVIAL_MIN_STRENGTH, BRIEF_STRENGTH_FACTOR } from './model/model-assist';
+export type { ChatClient, ModelAssistOptions, ModelAssistHandle } from './model/model-assist';
+export { researchBriefPrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
+export type { PromptMessage } from './model/prompts';

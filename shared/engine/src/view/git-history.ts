@@ -1,0 +1,198 @@
+/**
+ * What the detectors read of git, read-only and inside the privacy scope: uncommitted changes, the
+ * latest commits, a file at a commit, commits that added or removed a string. Names are listed first
+ * and filtered by the scope; contents are asked for only for in-scope paths, and redacted.
+ */
+import { parsePatch, type StructuredPatch } from 'diff';
+import { runGit, tryGit, type ScopePolicy } from '@sous/retrieval';
+import { redactText } from '@sous/protocol';
+import { buildHistoryIndex, type HistoryIndex } from './history-index';
+
+/** One hunk of a file diff; `lines` keep their ` `, `+`, `-` prefixes. */
+export interface DiffHunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+/** The change to one in-scope file. */
+export interface FileDiff {
+  /** Path after the change (before it, for a deletion). */
+  path: string;
+  /** Path before a rename. */
+  oldPath?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  hunks: DiffHunk[];
+}
+
+/** A commit, briefly. `time` is Unix milliseconds (committer time). */
+export interface CommitRef {
+  sha: string;
+  time: number;
+  subject: string;
+}
+
+/** A commit with the changes it made to in-scope files. */
+export interface CommitDiff extends CommitRef {
+  files: FileDiff[];
+}
+
+export interface GitHistory {
+  /** Changes of the working tree and index against HEAD (untracked in-scope files count as added). */
+  uncommitted(): Promise<FileDiff[]>;
+  /** The newest `n` commits reachable from HEAD (merges skipped), newest first. */
+  recentCommits(n: number): Promise<CommitDiff[]>;
+  /** The newest commit that touched `path`, or null (never committed, no commits). */
+  lastCommit(path: string): Promise<CommitRef | null>;
+  /** The redacted text of an in-scope `path` at `commit`; undefined when it did not exist there. */
+  showAt(commit: string, path: string): Promise<string | undefined>;
+  /** One commit's changes to in-scope files (renames detected), redacted. */
+  commitDiff(sha: string): Promise<FileDiff[]>;
+  /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** The newest commits' touches and removed words, read once (see history-index.ts); empty without commits. */
+  history(): Promise<HistoryIndex>;
+}
+
+const RECORD = '\x1e';
+const FIELD = '\x1f';
+const LOG_FORMAT = `${RECORD}%H${FIELD}%ct${FIELD}%s`;
+/** Paths passed to one git command at most (keeps command lines short). */
+const PATHS_PER_CALL = 200;
+
+/**
+ * Git history of `root`, seen through `policy`. `indexedText` gives an untracked file's text (the
+ * index holds it, redacted), so a new file shows as one added hunk without asking git.
+ */
+export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path: string) => string | undefined = () => undefined): GitHistory {
+  const inScope = (path: string): boolean => policy.inScope(path);
+  const hasHead = async (): Promise<boolean> => (await tryGit(root, ['rev-parse', '--verify', '-q', 'HEAD'])) !== null;
+
+  /** `git diff`-style patches of the given in-scope paths, redacted, parsed. */
+  const patchesOf = async (args: string[], paths: string[]): Promise<FileDiff[]> => {
+    const out: FileDiff[] = [];
+    for (let i = 0; i < paths.length; i += PATHS_PER_CALL) {
+      const chunk = paths.slice(i, i + PATHS_PER_CALL).map((p) => `:(literal)${p}`);
+      const text = await runGit(root, [...args, '--no-color', '--no-ext-diff', '-M', '--', ...chunk]);
+      out.push(...parseGitPatch(redactText(text, policy.redactPatterns)));
+    }
+    return out.filter((d) => inScope(d.path) || (d.oldPath !== undefined && inScope(d.oldPath)));
+  };
+  // Subjects are text written by people: a pasted key is redacted like any other text that leaves.
+  const parse = (log: string) => parseLog(log).map(({ ref, files }) => ({ ref: { ...ref, subject: redactText(ref.subject, policy.redactPatterns) }, files }));
+
+  return {
+    async uncommitted() {
+      if (!(await hasHead())) return [];
+      const names = splitZ(await runGit(root, ['diff', 'HEAD', '--name-only', '-z', '--no-renames'])).filter(inScope);
+      const diffs = await patchesOf(['diff', 'HEAD'], names);
+      const untracked = splitZ(await runGit(root, ['ls-files', '--others', '--exclude-standard', '-z'])).filter(inScope);
+      for (const path of untracked) {
+        const lines = splitLines(indexedText(path) ?? '');
+        const hunks = lines.length === 0 ? [] : [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: lines.length, lines: lines.map((l) => `+${l}`) }];
+        diffs.push({ path, status: 'added', hunks });
+      }
+      return diffs;
+    },
+
+    async recentCommits(n) {
+      if (!(await hasHead())) return [];
+      const log = await runGit(root, ['log', `-n${n}`, '--no-merges', `--format=${LOG_FORMAT}`, '--name-only', '-z', '--no-renames']);
+      const commits: CommitDiff[] = [];
+      for (const { ref, files } of parse(log)) {
+        const paths = files.filter(inScope);
+        const diffs = paths.length === 0 ? [] : await patchesOf(['show', '--format=', ref.sha], paths);
+        commits.push({ ...ref, files: diffs });
+      }
+      return commits;
+    },
+
+    async lastCommit(path) {
+      if (!inScope(path) || !(await hasHead())) return null;
+      const log = await runGit(root, ['log', '-n1', `--format=${LOG_FORMAT}`, '--', `:(literal)${path}`]);
+      return parse(log)[0]?.ref ?? null;
+    },
+
+    async showAt(commit, path) {
+      if (!inScope(path)) return undefined;
+      const text = await tryGit(root, ['show', `${commit}:${path}`]);
+      return text === null ? undefined : redactText(text, policy.redactPatterns);
+    },
+
+    async commitDiff(sha) {
+      const listed = await tryGit(root, ['show', '--format=', '--name-only', '-z', '--no-renames', sha]);
+      return patchesOf(['show', '--format=', sha], splitZ(listed ?? '').filter(inScope));
+    },
+
+    async history() {
+      if (!(await hasHead())) return { commits: [], complete: true, position: () => -1, lastTouch: () => undefined, touches: () => [], removing: () => [] };
+      return buildHistoryIndex(root, policy, (text) => redactText(text, policy.redactPatterns));
+    },
+
+    async isAncestor(ancestor, descendant) {
+      return (await tryGit(root, ['merge-base', '--is-ancestor', ancestor, descendant])) !== null;
+    },
+
+  };
+}
+
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function splitZ(text: string): string[] {
+  return text.split('\0').filter((s) => s !== '');
+}
+
+/** `git log --format=<LOG_FORMAT> -z` with names: one entry per commit, its names (or name-status fields). */
+function parseLog(text: string): Array<{ ref: CommitRef; files: string[] }> {
+  const out: Array<{ ref: CommitRef; files: string[] }> = [];
+  for (const record of text.split(RECORD)) {
+    if (record.trim() === '') continue;
+    const [header = '', ...rest] = record.split('\0');
+    // With -z the first file name follows the header after a newline.
+    const [meta = '', firstFile] = header.split('\n');
+    const [sha = '', ct = '0', subject = ''] = meta.split(FIELD);
+    const files = [...(firstFile ? [firstFile] : []), ...rest].map((f) => f.replace(/^\n/, '')).filter((f) => f !== '');
+    out.push({ ref: { sha, time: Number(ct) * 1000, subject }, files });
+  }
+  return out;
+}
+
+/** Parses git's unified diff output into file diffs (renames and new/deleted files recognised). */
+export function parseGitPatch(text: string): FileDiff[] {
+  if (text.trim() === '') return [];
+  const patches: StructuredPatch[] = parsePatch(text);
+  const headers = [...text.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)];
+  const blocks = text.split(/^diff --git /m).slice(1);
+  return patches.map((p, i) => {
+    const block = blocks[i] ?? '';
+    const header = headers[i];
+    const oldName = strip(p.oldFileName) ?? header?.[1];
+    const newName = strip(p.newFileName) ?? header?.[2];
+    const renamedFrom = /^rename from (.+)$/m.exec(block)?.[1];
+    const renamedTo = /^rename to (.+)$/m.exec(block)?.[1];
+    let status: FileDiff['status'] = 'modified';
+    if (/^new file mode/m.test(block)) status = 'added';
+    else if (/^deleted file mode/m.test(block)) status = 'deleted';
+    else if (renamedFrom !== undefined) status = 'renamed';
+    const path = status === 'deleted' ? (oldName ?? '') : (renamedTo ?? newName ?? oldName ?? '');
+    const diff: FileDiff = {
+      path,
+      status,
+      hunks: p.hunks.map((h) => ({ oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines: h.lines })),
+    };
+    if (status === 'renamed' && renamedFrom !== undefined) diff.oldPath = renamedFrom;
+    return diff;
+  });
+}
+
+function strip(name: string | undefined): string | undefined {
+  if (name === undefined || name === '/dev/null') return undefined;
+  return name.replace(/^[ab]\//, '');
+}

@@ -1,0 +1,231 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { applyPatch } from 'diff';
+import { defaultConfig } from '@sous/config';
+import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
+import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
+import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
+import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
+import { extractMentions } from '../src/detectors/docs-drift/mentions';
+import type { Frontier } from '../src/detectors/types';
+import type { DetectorResult } from '../src/detectors/types';
+import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
+
+afterAll(() => symbolParserPool().release());
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmTempDir(dir);
+});
+
+/** A repository built commit by commit: each step writes (or, with null, deletes) files, then commits. */
+function repoWith(steps: Array<{ message: string; files?: Record<string, string | null>; mv?: [string, string] }>): string {
+  const dir = makeEmptyGitRepo('sous-docs-drift-');
+  dirs.push(dir);
+  for (const step of steps) {
+    if (step.mv) {
+      fs.mkdirSync(path.dirname(path.join(dir, step.mv[1])), { recursive: true });
+      git(dir, ['mv', step.mv[0], step.mv[1]]);
+    }
+    for (const [rel, content] of Object.entries(step.files ?? {})) {
+      if (content === null) git(dir, ['rm', '-q', rel]);
+      else writeFile(dir, rel, content);
+    }
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', step.message]);
+  }
+  return dir;
+}
+
+async function viewOf(dir: string): Promise<RepositoryView> {
+  const policy = scopePolicyFromConfig(defaultConfig());
+  return createRepositoryView(await buildRepositoryIndex(dir, policy), policy);
+}
+
+function allFiles(view: RepositoryView): Frontier {
+  return { entries: view.paths().map((path) => ({ path, priority: 1 })), priority: () => 1 };
+}
+
+async function detect(dir: string): Promise<DetectorResult> {
+  const view = await viewOf(dir);
+  return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal });
+}
+
+function headOf(dir: string): string {
+  return git(dir, ['rev-parse', 'HEAD']).trim();
+}
+
+/** `git apply --check` in the repository (it writes nothing); throws when the patch does not apply. */
+function applyCheck(dir: string, patch: string): void {
+  execFileSync('git', ['apply', '--check', '-'], { cwd: dir, input: patch, stdio: 'pipe' });
+}
+
+const CONFIG_V1 = 'export function parseConfig(text: string): string {\n  return text.trim();\n}\n';
+const INDEX_V1 = "import { parseConfig } from './config';\n\nexport const run = (): string => parseConfig(' x ');\n";
+
+describe('extractMentions', () => {
+  it('finds names, paths, flags, variables and keys, and leaves prose alone', () => {
+    const doc = [
+      'Call `Store.open()` then `parseConfig` to `install` the `cache`.', // 1
+      'See [the parser](../src/parse.ts#L3) and `src/x.ts`.', // 2
+      'Run `sous sync --dry-run` with `$API_URL` or `SOUS_FOO` set; tune `compute.max_cycle_seconds`.', // 3
+      '```sh', // 4
+      'SOUS_BAR=1 sous run --fast', // 5
+      'notAMention()', // 6
+      '```', // 7
+      'Not `id`, `null`, `config.toml` or `JSON`.', // 8
+    ].join('\n');
+    const got = extractMentions('docs/guide.md', doc).map((m) => `${m.line}:${m.kind}:${m.value}`);
+    expect(got).toEqual([
+      '1:identifier:open',
+      '1:identifier:parseConfig',
+      '2:path:src/x.ts',
+      '2:path:src/parse.ts',
+      '3:env:API_URL',
+      '3:env:SOUS_FOO',
+      '3:config_key:compute.max_cycle_seconds',
+      '3:flag:--dry-run',
+      '5:flag:--fast',
+      '5:env:SOUS_BAR',
+    ]);
+  });
+});
+
+describe('docsDriftDetector', () => {
+  it('notes a renamed function and prepares a patch for the doc', async () => {
+    const dir = repoWith([
+      { message: 'config parser', files: { 'src/config.ts': CONFIG_V1, 'src/index.ts': INDEX_V1 } },
+      { message: 'document the parser', files: { 'docs/api.md': '# API\n\nCall `parseConfig()` to read it.\n\nOr `Config.parseConfig` in old code.\n' } },
+      {
+        message: 'Rename parseConfig to loadConfig',
+        files: { 'src/config.ts': CONFIG_V1.replace('parseConfig', 'loadConfig'), 'src/index.ts': INDEX_V1.replace(/parseConfig/g, 'loadConfig') },
+      },
+    ]);
+    const sha = headOf(dir);
+    const { candidates, covered } = await detect(dir);
+    expect(covered).toEqual(['docs/api.md']);
+    expect(candidates.map((c) => `${c.kind} ${c.detector} ${c.claim}`)).toEqual([
+      'docs_drift docs_drift.removed_name docs/api.md|identifier|parseConfig',
+      'virtual_diff docs_drift.rename_diff docs/api.md|rename|parseConfig',
+    ]);
+    const [drift, diff] = candidates;
+    expect(drift?.title).toContain('docs/api.md line 3');
+    expect(drift?.title).toContain(`${sha.slice(0, 7)} "Rename parseConfig to loadConfig"`);
+    expect(drift?.evidence.map((e) => [e.path, e.lineStart, e.commit])).toEqual([
+      ['docs/api.md', 3, undefined],
+      ['docs/api.md', 5, undefined],
+      ['src/config.ts', 1, sha], // where `loadConfig` is defined now
+    ]);
+    expect(drift?.evidence[2]?.note).toBe('renamed `parseConfig` to `loadConfig`');
+    expect(drift?.evidence[2]?.contentHash).toEqual(expect.stringMatching(/^[0-9a-f]{64}$/));
+    expect(diff?.strength).toBeGreaterThanOrEqual(0.9);
+    const patch = diff?.diff?.patch ?? '';
+    applyCheck(dir, patch);
+    const after = applyPatch('# API\n\nCall `parseConfig()` to read it.\n\nOr `Config.parseConfig` in old code.\n', patch);
+    expect(after).toBe('# API\n\nCall `loadConfig()` to read it.\n\nOr `Config.loadConfig` in old code.\n');
+  });
+
+  it('notes a name removed without a replacement, with no patch', async () => {
+    const dir = repoWith([
+      { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs', files: { 'docs/modes.md': 'Turn on `legacyMode()` for old repositories.\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates).toHaveLength(1);
+    expect(candidates[0]?.detector).toBe('docs_drift.removed_name');
+    expect(candidates[0]?.title).toContain('docs/modes.md line 1');
+    expect(candidates[0]?.title).toContain('"Drop legacy mode"');
+    expect(candidates[0]?.evidence[1]).toMatchObject({ path: 'src/config.ts', commit: headOf(dir), note: 'removed `legacyMode`' });
+  });
+
+  it('notes a link to a moved file and prepares the new link', async () => {
+    const doc = '# Guide\n\nThe [parser](../src/parser.ts) reads input.\n';
+    const dir = repoWith([
+      { message: 'parser and guide', files: { 'src/parser.ts': 'export const parse = (s: string): string[] => s.split(",");\n', 'docs/guide.md': doc } },
+      { message: 'Move the parser', mv: ['src/parser.ts', 'src/parse/parser.ts'] },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.moved_path', 'docs_drift.rename_diff']);
+    expect(candidates[0]?.evidence[1]).toMatchObject({ path: 'src/parse/parser.ts', commit: headOf(dir), note: 'moved `src/parser.ts` to `src/parse/parser.ts`' });
+    const patch = candidates[1]?.diff?.patch ?? '';
+    applyCheck(dir, patch);
+    expect(applyPatch(doc, patch)).toBe('# Guide\n\nThe [parser](../src/parse/parser.ts) reads input.\n');
+  });
+
+  it('notes a removed CLI flag and a removed environment variable', async () => {
+    const cli = "program.option('--dry-run', 'print only');\nconst url = process.env.SOUS_API_URL;\nexport const main = (): string | undefined => url;\n";
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': cli } },
+      { message: 'cli docs', files: { 'docs/cli.md': 'Run `sous sync --dry-run` first.\n\nSet `SOUS_API_URL` to the server.\n' } },
+      { message: 'Simplify the CLI', files: { 'src/cli.ts': 'export const main = (): string | undefined => undefined;\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+      'docs_drift.removed_env docs/cli.md|env|SOUS_API_URL',
+      'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
+    ]);
+    for (const c of candidates) expect(c.title).toContain('"Simplify the CLI"');
+  });
+
+  it('follows a renamed flag and config key to patches', async () => {
+    const doc = 'Pass `--dry-run` or set `compute.max_cycle_seconds`.\n';
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\nexport const defaults = { compute: { max_cycle_seconds: 300 } };\n" } },
+      { message: 'docs', files: { 'docs/cli.md': doc } },
+      { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\nexport const defaults = { compute: { max_cycle_secs: 300 } };\n" } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+      'docs_drift.removed_config_key docs/cli.md|config_key|compute.max_cycle_seconds',
+      'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
+      'docs_drift.rename_diff docs/cli.md|rename|--dry-run',
+      'docs_drift.rename_diff docs/cli.md|rename|compute.max_cycle_seconds',
+    ]);
+    for (const c of candidates.filter((x) => x.kind === 'virtual_diff')) applyCheck(dir, c.diff?.patch ?? '');
+    const flagPatch = candidates.find((c) => c.claim === 'docs/cli.md|rename|--dry-run')?.diff?.patch ?? '';
+    expect(applyPatch(doc, flagPatch)).toBe('Pass `--preview` or set `compute.max_cycle_seconds`.\n');
+    const keyPatch = candidates.find((c) => c.claim === 'docs/cli.md|rename|compute.max_cycle_seconds')?.diff?.patch ?? '';
+    expect(applyPatch(doc, keyPatch)).toBe('Pass `--dry-run` or set `compute.max_cycle_secs`.\n');
+  });
+
+  it('proposes nothing when the docs mention only what exists (or what never existed here)', async () => {
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': CONFIG_V1, 'src/index.ts': INDEX_V1, 'src/cli.ts': "program.option('--dry-run');\n" } },
+      { message: 'docs', files: { 'docs/api.md': 'Use `parseConfig()` from [config](../src/config.ts) or `src/index.ts`; pass `--dry-run`. React has `useState`; set `$HOME`.\n' } },
+      { message: 'more code', files: { 'src/extra.ts': 'export const extra = 1;\n' } },
+    ]);
+    const { candidates, covered } = await detect(dir);
+    expect(candidates).toEqual([]);
+    expect(covered).toEqual(['docs/api.md']);
+  });
+
+  it('proposes nothing for a doc written after the name was removed', async () => {
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}export function oldHelper(): void {}\n` } },
+      { message: 'Remove oldHelper', files: { 'src/config.ts': CONFIG_V1 } },
+      { message: 'docs', files: { 'docs/api.md': 'Mentions `oldHelper` from memory.\n' } },
+    ]);
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it('never examines out-of-scope or excluded docs, nor a doc that was never committed', async () => {
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}export function oldHelper(): void {}\n` } },
+      { message: 'docs', files: { 'README.md': 'Call `oldHelper()`.\n', 'docs/secrets.md': 'Call `oldHelper()`.\n' } },
+      { message: 'Remove oldHelper', files: { 'src/config.ts': CONFIG_V1 } },
+    ]);
+    writeFile(dir, 'docs/draft.md', 'Call `oldHelper()`.\n'); // untracked: never committed
+    const { candidates, covered } = await detect(dir);
+    expect(candidates).toEqual([]);
+    expect(covered).toEqual(['docs/draft.md']);
+  });
+
+  it('proposes nothing in a repository without commits', async () => {
+    const dir = makeEmptyGitRepo('sous-docs-drift-');
+    dirs.push(dir);
+    writeFile(dir, 'docs/api.md', 'Call `parseConfig()`.\n');
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Preparation with a model backend (our deterministic OpenAI-compatible server over loopback) and
+ * without one: the model writes a research brief grounded in the cited lines, prompts carry no
+ * secret and no excluded file, and an unreachable backend leaves heuristic cards and says so.
+ */
+import { freePort, sous } from './support/cli';
+import { startFakeBackend, type FakeBackend } from './support/fake-backend';
+import { rawRequest } from './support/http';
+import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
+import { embeddedTopology } from './support/topologies';
+import { until } from './support/wait';
+
+const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
+
+describe('preparation with and without a model backend', () => {
+  let repo: string;
+  let env: NodeJS.ProcessEnv;
+  let port: number;
+  let backend: FakeBackend;
+  const get = (p: string) => rawRequest({ port, path: p });
+
+  async function prepare(): Promise<void> {
+    const res = await rawRequest({ port, method: 'POST', path: '/prepare' });
+    expect(res.status).toBe(202);
+    const job = await until(async () => {
+      const j = (await get(`/jobs/${res.json.job.id}`)).json.job;
+      return ['completed', 'failed', 'timed_out', 'cancelled'].includes(j?.state) ? j : undefined;
+    }, 60_000, 100);
+    expect(job.state).toBe('completed');
+  }
+
+  beforeAll(async () => {
+    backend = await startFakeBackend({ recordBodies: true });
+    repo = makeGitRepo();
+    writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
+    writeFile(repo, 'src/local.env', `API_KEY=${KEY}\n`);
+    writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first.\n');
+    writeFile(repo, 'src/math.ts', `// token ${KEY}\nexport function total(a: number, b: number): number {\n  return a + b;\n}\n`);
+    writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\n");
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-q', '-m', 'config']);
+    writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function loadConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
+    writeFile(repo, 'src/math.ts', `// token ${KEY}\nexport function total(a: number, b: number, c: number): number {\n  return a + b + c;\n}\n`);
+    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig; total takes three terms']);
+    env = await embeddedTopology().env();
+    port = await freePort();
+    expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
+    await until(async () => ((await get('/status')).json.index?.state === 'ready' ? true : undefined), 60_000);
+    // Hot-reloaded: the daemon probes the new backend at once.
+    expect((await sous(['config', 'set', 'backend.base_url', backend.baseUrl, '--path', repo], { env })).code).toBe(0);
+    await until(async () => ((await get('/status')).json.backend?.reachable === true ? true : undefined), 10_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await sous(['down', '--path', repo], { env });
+    await backend.close();
+    rmTempDir(repo);
+  }, 60_000);
+
+  test('the model writes a research brief from the cited lines; prompts hold no secret and no excluded file', async () => {
+    await prepare();
+    // Six cards are ready here; the feed shows the best five, so the brief is looked up by kind.
+    const cards = (await get('/work-products?state=ready')).json.items as Array<{ id: string; kind: string; evidence: Array<{ path: string }> }>;
+    expect((await get('/prepared-work')).json.cards).toHaveLength(5);
+    const brief = cards.find((c) => c.kind === 'research_brief');
+    expect(brief).toBeDefined();
+    // A brief explains a review finding (the stale caller of `total`), citing the same lines.
+    expect(brief!.evidence.map((e) => e.path)).toEqual(expect.arrayContaining(['src/math.ts', 'src/report.ts']));
+    expect(cards.filter((c) => c.kind === 'research_brief')).toHaveLength(1);
+    const inspect = await get(`/work-products/${brief!.id}/inspect`);
+    expect(inspect.json.body).toMatch(/fake answer/);
+    expect(backend.bodies.length).toBeGreaterThan(0);
+    const prompts = JSON.stringify(backend.bodies);
+    expect(prompts).toContain('total(1, 2)');
+    expect(prompts).not.toContain(KEY);
+    expect(prompts).not.toContain('local.env');
+    expect((await get('/status')).json.preparation.model.mode).toBe('model');
+  });
+
+  test('an unreachable backend leaves heuristic cards only, and status says so', async () => {
+    const closed = await freePort();
+    expect((await sous(['config', 'set', 'backend.base_url', `http://127.0.0.1:${closed}/v1`, '--path', repo], { env })).code).toBe(0);
+    await until(async () => ((await get('/status')).json.backend?.reachable === false ? true : undefined), 10_000);
+    const calls = backend.bodies.length;
+    await prepare();
+    const status = (await get('/status')).json.preparation;
+    expect(status.model).toMatchObject({ mode: 'heuristic', reason: expect.stringMatching(/not reachable.*heuristic cards only/) });
+    expect(status.last_cycle.ready).toBeGreaterThan(0);
+    expect(backend.bodies.length).toBe(calls);
+    expect((await get('/work-products?state=ready&kind=docs_drift')).json.items).toHaveLength(1);
+  });
+});
