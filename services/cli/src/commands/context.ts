@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import * as fs from 'node:fs';
-import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
+import type { SousPaths } from '@sous/config';
 import { contextAnswerItems, type ContextAnswerItem } from '@sous/http';
 import { MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N } from '@sous/protocol';
-import { LiveIndex, ScopeError, scopePolicyFromConfig, type ContextResult } from '@sous/retrieval';
+import type { ContextResult } from '@sous/retrieval';
 import { DaemonRequestError } from '@sous/runtime';
-import { openStore, StoreError } from '@sous/store';
 import { CliError } from '../cli-error';
 import { clientFor } from '../daemon-control';
 import { printJson, printLine } from '../output';
+import { withOfflineIndex } from '../offline-index';
 import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
@@ -47,49 +47,15 @@ function parseInt(raw: string | undefined, name: string, min: number, max: numbe
   return n;
 }
 
-/**
- * Without a daemon: open the workspace's store (PGlite under .sous/data, or DATABASE_URL), bring the
- * stored index up to date (the first run reads everything; later runs read only files that moved),
- * answer, and close. The store is the daemon's, so a later `sous up` starts from it too.
- */
-async function answerOffline(paths: SousPaths, prompt: string, topN: number, budgetTokens: number | undefined, progress: boolean): Promise<ContextAnswer> {
-  await ensureConfigFile(paths);
-  const config = loadConfig(paths.config);
-  const policy = scopePolicyFromConfig(config);
-  let store;
-  try {
-    store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });
-  } catch (err) {
-    if (err instanceof StoreError) throw new CliError(err.message);
-    throw err;
-  }
-  try {
-    const workspace = await store.workspaces.upsertByRoot({ rootPath: paths.root });
-    const live = new LiveIndex({
-      root: paths.root,
-      policy,
-      store,
-      workspaceId: workspace.id,
-      watch: false,
-      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\rchecking ${done}/${total} files`) } : {}),
-    });
-    try {
-      await live.start();
-    } catch (err) {
-      if (err instanceof ScopeError) throw new CliError(err.message);
-      throw err;
-    } finally {
-      if (progress) process.stderr.write('\n');
-    }
+/** Without a daemon: the workspace's own store and index, brought up to date (offline-index.ts). */
+function answerOffline(paths: SousPaths, prompt: string, topN: number, budgetTokens: number | undefined, progress: boolean): Promise<ContextAnswer> {
+  return withOfflineIndex(paths, progress, async ({ live, policy }) => {
     const result: ContextResult = live.query(prompt, { topN, ...(budgetTokens !== undefined ? { budgetTokens } : {}) });
-    await live.stop();
     return {
       items: contextAnswerItems(result.items, policy),
       stats: { ...result.stats, answered_by: 'cli', index_state: live.status().state, reads: live.status().reads },
     };
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export function registerContextCommand(program: Command): void {

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
+import type { SousPaths } from '@sous/config';
 import { createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
 import { FINAL_JOB_STATES, type JobInfo } from '@sous/jobs';
-import { LiveIndex, ScopeError, scopePolicyFromConfig } from '@sous/retrieval';
 import { DaemonRequestError, type DaemonClient } from '@sous/runtime';
-import { openStore, StoreError, WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
+import { WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
 import { CliError } from '../cli-error';
 import { clientFor } from '../daemon-control';
 import { printJson, printLine } from '../output';
+import { withOfflineIndex } from '../offline-index';
 import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
@@ -111,59 +111,23 @@ function summaryOf(result: CycleResult): CycleSummary {
  * evidence moved stale (no watcher saw the edits since the last run), run one warm cycle and list
  * every ready card. The store is the daemon's, so a later `sous up` starts from these cards.
  */
-async function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> {
-  await ensureConfigFile(paths);
-  const config = loadConfig(paths.config);
-  const policy = scopePolicyFromConfig(config);
-  let store;
-  try {
-    store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });
-  } catch (err) {
-    if (err instanceof StoreError) throw new CliError(err.message);
-    throw err;
-  }
-  try {
-    const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: paths.root })).id;
-    const live = new LiveIndex({
-      root: paths.root,
-      policy,
-      store,
-      workspaceId,
-      watch: false,
-      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\rchecking ${done}/${total} files`) } : {}),
-    });
+function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> {
+  return withOfflineIndex(paths, progress, async ({ config, policy, store, workspaceId, live }) => {
+    const reader = live.reader();
+    await markStale({ store, workspaceId }, 'all', async (p) => reader.file(p)?.sha256 ?? null);
+    const view = createRepositoryView(reader, policy);
+    const signal = AbortSignal.timeout(config.compute.max_cycle_seconds * 1000);
+    let result: CycleResult;
     try {
-      await live.start();
+      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), signal });
     } catch (err) {
-      if (err instanceof ScopeError) throw new CliError(err.message);
+      if (signal.aborted) throw new CliError(`the preparation cycle ran past compute.max_cycle_seconds (${config.compute.max_cycle_seconds} s); raise it with sous config set compute.max_cycle_seconds <n>`);
       throw err;
-    } finally {
-      if (progress) process.stderr.write('\n');
     }
-    try {
-      const reader = live.reader();
-      await markStale({ store, workspaceId }, 'all', async (p) => reader.file(p)?.sha256 ?? null);
-      const view = createRepositoryView(reader, policy);
-      const signal = AbortSignal.timeout(config.compute.max_cycle_seconds * 1000);
-      let result: CycleResult;
-      try {
-        result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), signal });
-      } catch (err) {
-        if (signal.aborted) throw new CliError(`the preparation cycle ran past compute.max_cycle_seconds (${config.compute.max_cycle_seconds} s); raise it with sous config set compute.max_cycle_seconds <n>`);
-        throw err;
-      }
-      const ready: WorkProductWithEvidence[] = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: READY_LIMIT });
-      ready.sort((a, b) => byScore({ score: a.score, at: a.updatedAt.toISOString() }, { score: b.score, at: b.updatedAt.toISOString() }));
-      return { cycle: summaryOf(result), items: ready.map((card) => itemOf(feedCard(card, false), card.claimKey)) };
-    } finally {
-      await live.stop();
-    }
-  } catch (err) {
-    if (err instanceof StoreError) throw new CliError(err.message);
-    throw err;
-  } finally {
-    await store.close();
-  }
+    const ready: WorkProductWithEvidence[] = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: READY_LIMIT });
+    ready.sort((a, b) => byScore({ score: a.score, at: a.updatedAt.toISOString() }, { score: b.score, at: b.updatedAt.toISOString() }));
+    return { cycle: summaryOf(result), items: ready.map((card) => itemOf(feedCard(card, false), card.claimKey)) };
+  });
 }
 
 /** The `prepare.cycle` job's result as the daemon stores it (services/daemon/src/preparation.ts). */

@@ -1,0 +1,60 @@
+/**
+ * The workspace's store and index without a daemon (`sous context`, `sous prepare`): open the store
+ * (PGlite under .sous/data, or DATABASE_URL), bring the stored index up to date (the first run reads
+ * everything; later runs read only files that moved), hand both to `use`, then stop and close. The
+ * store is the daemon's, so a later `sous up` starts from what this wrote.
+ */
+import { ensureConfigFile, loadConfig, type SousConfig, type SousPaths } from '@sous/config';
+import { LiveIndex, ScopeError, scopePolicyFromConfig, type ScopePolicy } from '@sous/retrieval';
+import { openStore, StoreError, type Store } from '@sous/store';
+import { CliError } from './cli-error';
+
+export interface OfflineIndex {
+  config: SousConfig;
+  policy: ScopePolicy;
+  store: Store;
+  workspaceId: string;
+  live: LiveIndex;
+}
+
+export async function withOfflineIndex<T>(paths: SousPaths, progress: boolean, use: (index: OfflineIndex) => Promise<T>): Promise<T> {
+  await ensureConfigFile(paths);
+  const config = loadConfig(paths.config);
+  const policy = scopePolicyFromConfig(config);
+  let store: Store;
+  try {
+    store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });
+  } catch (err) {
+    if (err instanceof StoreError) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: paths.root })).id;
+    const live = new LiveIndex({
+      root: paths.root,
+      policy,
+      store,
+      workspaceId,
+      watch: false,
+      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\rchecking ${done}/${total} files`) } : {}),
+    });
+    try {
+      await live.start();
+    } catch (err) {
+      if (err instanceof ScopeError) throw new CliError(err.message);
+      throw err;
+    } finally {
+      if (progress) process.stderr.write('\n');
+    }
+    try {
+      return await use({ config, policy, store, workspaceId, live });
+    } finally {
+      await live.stop();
+    }
+  } catch (err) {
+    if (err instanceof StoreError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await store.close();
+  }
+}
