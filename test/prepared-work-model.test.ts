@@ -12,7 +12,7 @@ import { until } from './support/wait';
 
 const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
 
-describe('preparation with and without a model backend', () => {
+describe('preparation with and without a model backend, and when the machine is busy', () => {
   let repo: string;
   let env: NodeJS.ProcessEnv;
   let port: number;
@@ -88,5 +88,16 @@ describe('preparation with and without a model backend', () => {
     expect(status.last_cycle.ready).toBeGreaterThan(0);
     expect(backend.bodies.length).toBe(calls);
     expect((await get('/work-products?state=ready&kind=docs_drift')).json.items).toHaveLength(1);
+  });
+
+  test('with compute.idle_only, background cycles wait for an idle machine and say why; a warm request runs anyway', async () => {
+    expect((await sous(['config', 'set', 'compute.idle_cpu_threshold', '0', '--path', repo], { env })).code).toBe(0);
+    writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\nexport const more = 1;\n");
+    const deferred = await until(async () => (await get('/status')).json.preparation.deferred ?? undefined, 20_000, 100);
+    expect(deferred).toMatch(/is at or above compute\.idle_cpu_threshold 0/);
+    const jobs = (await get('/jobs?limit=5')).json.jobs as Array<{ name: string; result?: { deferred?: string } }>;
+    expect(jobs.some((j) => j.name === 'prepare.cycle' && typeof j.result?.deferred === 'string')).toBe(true);
+    await prepare();
+    expect((await get('/status')).json.preparation.last_cycle.trigger).toBe('warm');
   });
 });

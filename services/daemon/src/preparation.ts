@@ -20,7 +20,7 @@ import {
   type CycleTriggerKind,
   type ModelAssistHandle,
 } from '@sous/engine';
-import { backendTargetFromConfig, createChatClient, type BackendTarget } from '@sous/backend';
+import { backendTargetFromConfig, createChatClient, isLocalBackendUrl, type BackendTarget } from '@sous/backend';
 import type { JobQueue } from '@sous/jobs';
 import type { Logger } from '@sous/logging';
 import type { IndexSignal } from '@sous/retrieval';
@@ -99,6 +99,9 @@ export function startPreparation(options: {
     }
     try {
       const target = explorationTarget(config);
+      if (!isLocalBackendUrl(target.baseUrl)) {
+        return { reason: `backend ${target.baseUrl} is not on this machine or the private network; background preparation never runs in the cloud: heuristic cards only` };
+      }
       const chat = createChatClient(target);
       return { assist: createModelAssist({ chat, gate: config.exploration.llm_gate, model: target.model }), reason: `model ${target.model} at ${target.baseUrl}` };
     } catch (err) {

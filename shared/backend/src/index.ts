@@ -2,3 +2,4 @@ export { probeBackend } from './probe';
 export type { BackendTarget, BackendProbe } from './probe';
 export { createChatClient, backendTargetFromConfig, BackendError, DEFAULT_CHAT_TIMEOUT_MS, DEFAULT_CHAT_MAX_TOKENS } from './chat';
 export type { ChatClient, ChatClientOptions, ChatMessage, ChatOptions, BackendConfigSection, BackendErrorCode } from './chat';
+export { isLocalBackendUrl } from './locality';
