@@ -59,10 +59,11 @@ describe('preparation with and without a model backend, and when the machine is 
 
   test('the model writes a research brief from the cited lines; prompts hold no secret and no excluded file', async () => {
     await prepare();
-    // Six cards are ready here; the feed shows the best five, so the brief is looked up by kind.
-    const cards = (await get('/work-products?state=ready')).json.items as Array<{ id: string; kind: string; evidence: Array<{ path: string }> }>;
+    // More than five cards are ready here and the feed shows the best five; the brief cites the same
+    // line as its finding and the follow-up draft, so novelty may keep it a candidate: look it up by kind.
+    const cards = (await get('/work-products?kind=research_brief')).json.items as Array<{ id: string; kind: string; evidence: Array<{ path: string }> }>;
     expect((await get('/prepared-work')).json.cards).toHaveLength(5);
-    const brief = cards.find((c) => c.kind === 'research_brief');
+    const brief = cards[0];
     expect(brief).toBeDefined();
     // A brief explains a review finding (the stale caller of `total`), citing the same lines.
     expect(brief!.evidence.map((e) => e.path)).toEqual(expect.arrayContaining(['src/math.ts', 'src/report.ts']));
@@ -75,6 +76,23 @@ describe('preparation with and without a model backend, and when the machine is 
     expect(prompts).not.toContain(KEY);
     expect(prompts).not.toContain('local.env');
     expect((await get('/status')).json.preparation.model.mode).toBe('model');
+  });
+
+  test('a ready draft for the likely next prompt is adopted once: its prompt and briefing are handed over', async () => {
+    const drafts = (await get('/work-products?state=ready&kind=prediction_draft')).json.items as Array<{ id: string; actions: string[] }>;
+    expect(drafts).toHaveLength(1);
+    const draft = drafts[0]!;
+    expect(draft.actions).toContain('adopt');
+    const adopted = await rawRequest({ port, method: 'POST', path: `/work-products/${draft.id}/adopt` });
+    expect(adopted.status).toBe(200);
+    expect(adopted.json.prompt).toMatch(/Update the callers of `total` in src\/report\.ts/);
+    expect(adopted.json.briefing).toContain('src/report.ts:2');
+    expect(adopted.json.prediction_id).toEqual(expect.any(String));
+    expect(adopted.text).not.toContain(KEY);
+    const again = await rawRequest({ port, method: 'POST', path: `/work-products/${draft.id}/adopt` });
+    expect(again.status).toBe(409);
+    expect(again.json.error.message).toMatch(/already adopted/);
+    expect((await get(`/work-products/${draft.id}/inspect`)).json.actions).not.toContain('adopt');
   });
 
   test('an unreachable backend leaves heuristic cards only, and status says so', async () => {

@@ -123,6 +123,7 @@ function details(ctx: LandContext, scored: Scored): Record<string, unknown> {
     targets: c.targets,
     ...(c.warnings?.length ? { warnings: c.warnings } : {}),
     ...(c.diff ? { diff: c.diff } : {}),
+    ...(c.draft ? { draft: c.draft } : {}),
     score_parts: scored.parts,
     cycle: ctx.cycleId,
     trigger: ctx.trigger,

@@ -12,11 +12,11 @@ export const FEED_CAP = 5;
 export type CardAction = 'inspect' | 'export' | 'adopt' | 'dismiss' | 'feedback';
 
 /** The actions allowed on a card in its current state. */
-export function allowedActions(card: Pick<WorkProductRow, 'kind' | 'state'>): CardAction[] {
+export function allowedActions(card: Pick<WorkProductRow, 'kind' | 'state' | 'details'>): CardAction[] {
   const actions: CardAction[] = ['inspect'];
   const exportable = card.kind === 'virtual_diff' ? card.state === 'ready' || card.state === 'candidate' : card.state !== 'superseded';
   if (exportable) actions.push('export');
-  if (card.kind === 'prediction_draft' && card.state === 'ready') actions.push('adopt');
+  if (card.kind === 'prediction_draft' && card.state === 'ready' && card.details['adopted_at'] === undefined) actions.push('adopt');
   if (card.state === 'ready' || card.state === 'candidate' || card.state === 'stale') actions.push('dismiss');
   if (card.state !== 'superseded') actions.push('feedback');
   return actions;

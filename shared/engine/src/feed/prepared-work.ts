@@ -120,15 +120,36 @@ export class PreparedWork {
     return { id: row.id, value, recorded_at: row.createdAt.toISOString() };
   }
 
-  /** Adopt (spec 2.1): a ready prediction-backed draft becomes the current intent. */
-  async adopt(id: string): Promise<{ id: string; adopted_at: string; draft: string }> {
+  /**
+   * Adopt (spec 2.1): a ready prediction-backed draft becomes the current intent. The prediction is
+   * recorded as adopted (source `history`, with the hashes it was made against) and the draft prompt
+   * and its briefing are handed over. A draft is adopted once.
+   */
+  async adopt(id: string): Promise<{ id: string; prediction_id: string; adopted_at: string; prompt: string; briefing: string }> {
     const card = await this.card(id);
     if (!allowedActions(card).includes('adopt')) {
-      throw new EngineError('conflict', card.kind === 'prediction_draft' ? `card ${id} is ${card.state}; only a ready draft can be adopted` : `adopt applies to ready prediction-backed drafts; card ${id} is a ${card.kind}`, { state: card.state, kind: card.kind });
+      const why =
+        card.kind !== 'prediction_draft'
+          ? `adopt applies to ready prediction-backed drafts; card ${id} is a ${card.kind}`
+          : card.details['adopted_at'] !== undefined
+            ? `draft ${id} was already adopted at ${String(card.details['adopted_at'])}`
+            : `card ${id} is ${card.state}; only a ready draft can be adopted`;
+      throw new EngineError('conflict', why, { state: card.state, kind: card.kind });
     }
     const adoptedAt = new Date().toISOString();
-    await this.options.store.workProducts.update(id, { details: { ...card.details, adopted_at: adoptedAt } });
-    return { id, adopted_at: adoptedAt, draft: redactText(card.body, this.options.policy().redactPatterns) };
+    const prediction = await this.options.store.predictions.insert({
+      workspaceId: this.options.workspaceId,
+      source: 'history',
+      title: card.title,
+      summary: card.summary,
+      state: 'adopted',
+      pathHashes: Object.fromEntries(card.evidence.flatMap((e) => (e.contentHash ? [[e.path, e.contentHash]] : []))),
+      details: { work_product_id: id, adopted_at: adoptedAt },
+    });
+    await this.options.store.workProducts.update(id, { details: { ...card.details, adopted_at: adoptedAt, prediction_id: prediction.id } });
+    const redact = (text: string): string => redactText(text, this.options.policy().redactPatterns);
+    const prompt = (card.details['draft'] as { prompt?: string } | undefined)?.prompt ?? card.body;
+    return { id, prediction_id: prediction.id, adopted_at: adoptedAt, prompt: redact(prompt), briefing: redact(card.body) };
   }
 
   private async card(id: string): Promise<WorkProductWithEvidence> {

@@ -71,6 +71,8 @@ export interface Candidate {
   warnings?: string[];
   /** Virtual diffs only. */
   diff?: VirtualDiffDraft;
+  /** Prediction-backed drafts only: the prompt adopt hands over. */
+  draft?: { prompt: string };
 }
 
 /** What started a cycle (spec 1, 2.4). */
