@@ -19,6 +19,7 @@ import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { eventRoutes } from './routes/events';
+import { resourceRoutes } from './routes/resources';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -138,6 +139,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         indexRoutes(a, context);
         preparedWorkRoutes(a, context);
         eventRoutes(a, context);
+        resourceRoutes(a, context);
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);

@@ -8,6 +8,7 @@ import { registerJobsCommands } from './jobs';
 import { registerContextCommand } from './context';
 import { registerPrepareCommand } from './prepare';
 import { registerWatchCommand } from './watch';
+import { registerResourcesCommands } from './resources';
 import { registerProxyCommand } from './proxy';
 
 /** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, and `proxy`. */
@@ -21,5 +22,6 @@ export function registerLifecycleCommands(program: Command): void {
   registerContextCommand(program);
   registerPrepareCommand(program);
   registerWatchCommand(program);
+  registerResourcesCommands(program);
   registerProxyCommand(program);
 }

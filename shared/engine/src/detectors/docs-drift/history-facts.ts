@@ -1,0 +1,227 @@
+/**
+ * What the code and its history say about a doc's mentions, for docs_drift: whether a mention still
+ * exists in the code (its words are scanned for once per cycle), and which commit after the doc's
+ * last edit removed, renamed or moved it (from the history index, then that commit's diff).
+ */
+import { redactText } from '@sous/protocol';
+import type { RepositoryView } from '../../view/repository-view';
+import type { CommitRef, FileDiff } from '../../view/git-history';
+import { isDocFile, type Mention, type MentionKind } from './mentions';
+
+/** Newest removing commits looked at per mention. */
+const PICKAXE_LIMIT = 10;
+/** Commit subjects are repository text: cut to a title's length. */
+const MAX_SUBJECT_CHARS = 72;
+
+/** Everything a doc says about one thing: its kind, value and every site. */
+export interface MentionGroup {
+  kind: MentionKind;
+  value: string;
+  sites: Mention[];
+}
+
+/** The commit that took a mentioned thing away after the doc's last edit. */
+export interface Removal {
+  commit: CommitRef;
+  /** The code file it was removed from, as named before the commit. */
+  file: string;
+  /** The same file now, when it still exists (renamed or edited, not deleted). */
+  current?: string;
+  /** Its one replacement (a name, or a file's new path) when the commit renamed it and that exists now. */
+  renamedTo?: string;
+}
+/** What the code of the repository holds now, and what git says happened to a mention; cached per cycle. */
+export interface RepoFacts {
+  existsNow(kind: MentionKind, value: string): boolean;
+  nameRemoval(group: MentionGroup, docCommit: CommitRef): Promise<Removal | undefined>;
+  pathRemoval(value: string, docCommit: CommitRef): Promise<Removal | undefined>;
+}
+
+export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): RepoFacts {
+  let words: Set<string> | undefined;
+  /** Which of the docs' words some indexed non-doc file holds (hyphenated words whole and in parts). */
+  const codeWords = (): Set<string> => {
+    if (words !== undefined) return words;
+    words = new Set();
+    if (needles.size === 0) return words;
+    for (const p of view.paths()) {
+      if (isDocFile(p, view.file(p)?.language)) continue;
+      for (const [w] of (view.text(p) ?? '').matchAll(/[A-Za-z_$][\w$]*(?:-[\w$]+)*/g)) {
+        if (needles.has(w)) words.add(w);
+        if (w.includes('-')) for (const part of w.split('-')) if (needles.has(part)) words.add(part);
+      }
+    }
+    return words;
+  };
+  const held = new Map<string, boolean>();
+  const codeHolds = (word: string): boolean => {
+    let hit = held.get(word);
+    if (hit === undefined) {
+      const re = new RegExp(`(?<![\\w$])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
+      hit = view.paths().some((p) => !isDocFile(p, view.file(p)?.language) && re.test(view.text(p) ?? ''));
+      held.set(word, hit);
+    }
+    return hit;
+  };
+  const commitDiff = (sha: string): Promise<FileDiff[]> => view.git.commitDiff(sha);
+  const existsNow = (kind: MentionKind, value: string): boolean => {
+    if (kind === 'path') return view.file(value) !== undefined;
+    if (kind === 'identifier' && view.definers(value).some((p) => !isDocFile(p))) return true;
+    const forms = needleForms(kind, value);
+    // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
+    if (!forms.some((form) => needles.has(form))) return forms.some((form) => codeHolds(form));
+    const w = codeWords();
+    return forms.some((form) => w.has(form));
+  };
+
+  return {
+    existsNow,
+    async nameRemoval(group, docCommit) {
+      const needle = needleOf(group.kind, group.value);
+      if (needle.length < 3) return undefined;
+      // Commits after the doc's last edit whose removed lines hold the word (git's pickaxe, read once per cycle).
+      const history = await view.git.history();
+      const docAt = history.position(docCommit.sha);
+      const after = history.removing(needle).filter((c) => docAt < 0 || history.position(c.sha) < docAt);
+      for (const commit of after.slice(0, PICKAXE_LIMIT)) {
+        const files = (await commitDiff(commit.sha)).filter((f) => !isDocFile(f.oldPath ?? f.path) && !isDocFile(f.path));
+        const removedFrom = netRemovals(files, needle, group.kind);
+        const first = removedFrom[0];
+        if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
+        const before = first.oldPath ?? first.path;
+        // It must have been in that file when the doc was last edited, or the doc never described it.
+        const then = await view.git.showAt(docCommit.sha, before);
+        if (then === undefined || !containsBounded(then, needle, group.kind)) return undefined;
+        const replacement = singleReplacement(files, needle, group.kind);
+        const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
+        return withCurrent(view, { commit: redacted(view, commit), file: before, ...(renamedTo !== undefined ? { renamedTo } : {}) }, first);
+      }
+      return undefined;
+    },
+    async pathRemoval(value, docCommit) {
+      if (!view.policy.inScope(value)) return undefined; // out of scope: never flagged
+      const history = await view.git.history();
+      const commit = history.lastTouch(value) ?? (await view.git.lastCommit(value));
+      if (commit === null || commit.sha === docCommit.sha) return undefined;
+      const [at, docAt] = [history.position(commit.sha), history.position(docCommit.sha)];
+      const newer = at >= 0 && docAt >= 0 ? at < docAt : await view.git.isAncestor(docCommit.sha, commit.sha);
+      if (!newer) return undefined;
+      const change = (await commitDiff(commit.sha)).find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
+      if (change === undefined || (await view.git.showAt(docCommit.sha, value)) === undefined) return undefined;
+      const moved = change.status === 'renamed' && view.file(change.path) !== undefined ? change.path : undefined;
+      return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}) }, change);
+    },
+  };
+}
+
+export function withCurrent(view: RepositoryView, removal: Removal, change: FileDiff): Removal {
+  return change.status !== 'deleted' && view.file(change.path) !== undefined ? { ...removal, current: change.path } : removal;
+}
+
+/** The forms a mention may take in code: as written, camelCase (`dry-run` → `dryRun`), snake_case. */
+export function needleForms(kind: MentionKind, value: string): string[] {
+  const needle = needleOf(kind, value);
+  return [needle, camel(needle), needle.replace(/-/g, '_')];
+}
+
+/** The string git's pickaxe and the code's vocabulary are searched for. */
+export function needleOf(kind: MentionKind, value: string): string {
+  if (kind === 'flag') return value.replace(/^--/, '');
+  if (kind === 'config_key') return value.slice(value.lastIndexOf('.') + 1);
+  return value;
+}
+
+/** `dry-run` → `dryRun` (a flag's name as a parser option often reads). */
+export function camel(word: string): string {
+  return word.replace(/[-_]([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Characters that continue a word of this kind (flags and keys are hyphenated). */
+export function wordChars(kind: MentionKind): string {
+  return kind === 'identifier' || kind === 'env' ? '\\w$' : '\\w$-';
+}
+
+/** `needle` as a whole word; a flag's name may follow its dashes (`--dry-run`) but not another word (`no-dry-run`). */
+export function boundedRegExp(needle: string, kind: MentionKind, flags = ''): RegExp {
+  const c = wordChars(kind);
+  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const before = kind === 'flag' || kind === 'config_key' ? '(?<![\\w$]|[\\w$]-)' : `(?<![${c}])`;
+  return new RegExp(`${before}${escaped}(?![${c}])`, flags);
+}
+
+export function containsBounded(text: string, needle: string, kind: MentionKind): boolean {
+  return needle !== '' && boundedRegExp(needle, kind === 'path' ? 'flag' : kind).test(text);
+}
+
+/** Files whose `-` lines drop more occurrences of `needle` than their `+` lines add, most first. */
+export function netRemovals(files: readonly FileDiff[], needle: string, kind: MentionKind): FileDiff[] {
+  const re = boundedRegExp(needle, kind, 'g');
+  const count = (f: FileDiff, sign: string): number =>
+    f.hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith(sign)).reduce((k, l) => k + (l.slice(1).match(re)?.length ?? 0), 0), 0);
+  const net = files.map((f) => ({ f, removed: count(f, '-') }));
+  const added = files.reduce((n, f) => n + count(f, '+'), 0);
+  const removed = net.reduce((n, x) => n + x.removed, 0);
+  if (removed <= added) return [];
+  // The file that defined it is the one to cite, ahead of its importers and callers.
+  const definition = new RegExp(`\\b(?:function|class|def|const|let|var|interface|type|enum|fn|func|struct|trait)\\s+\\*?\\s*${boundedRegExp(needle, kind).source}`);
+  const defines = (f: FileDiff): number => (f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && definition.test(l))) ? 1 : 0);
+  return net
+    .filter((x) => x.removed > 0)
+    .sort((a, b) => defines(b.f) - defines(a.f) || b.removed - a.removed)
+    .map((x) => x.f);
+}
+
+/**
+ * The one name that replaced `needle` in the commit: each `-` line holding it is compared with each
+ * `+` line of its hunk; a pair that differs only in that word (`export function parseConfig(` /
+ * `export function loadConfig(`) names a replacement. More than one distinct replacement: none.
+ */
+export function singleReplacement(files: readonly FileDiff[], needle: string, kind: MentionKind): string | undefined {
+  const re = boundedRegExp(needle, kind);
+  const found = new Set<string>();
+  for (const hunk of files.flatMap((f) => f.hunks)) {
+    const minus = hunk.lines.filter((l) => l.startsWith('-') && re.test(l.slice(1))).map((l) => l.slice(1));
+    const plus = hunk.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1));
+    for (const m of minus) for (const p of plus) {
+      const replaced = swappedWord(m, p, wordChars(kind));
+      const [old, next] = [replaced?.old.replace(/^-+/, ''), replaced?.new.replace(/^-+/, '')];
+      if (old === needle && next !== undefined && next !== '' && next !== needle) found.add(next);
+    }
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/** When `a` and `b` differ in exactly one word, that word on each side. */
+export function swappedWord(a: string, b: string, chars: string): { old: string; new: string } | undefined {
+  const isWord = new RegExp(`^[${chars}]$`);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  if (start === a.length && start === b.length) return undefined;
+  while (start > 0 && isWord.test(a[start - 1] ?? '')) start--;
+  while (endA < a.length && isWord.test(a[endA] ?? '')) endA++;
+  while (endB < b.length && isWord.test(b[endB] ?? '')) endB++;
+  const old = a.slice(start, endA);
+  const replacement = b.slice(start, endB);
+  const whole = new RegExp(`^[${chars}]+$`);
+  return whole.test(old) && whole.test(replacement) ? { old, new: replacement } : undefined;
+}
+
+/** The mention's value after the rename (a key keeps its prefix; a flag its dashes). */
+export function renamedValue(kind: MentionKind, value: string, replacement: string): string {
+  if (kind === 'flag') return `--${replacement}`;
+  if (kind === 'config_key') return `${value.slice(0, value.lastIndexOf('.') + 1)}${replacement}`;
+  return replacement;
+}
+
+
+
+export function redacted(view: RepositoryView, commit: CommitRef): CommitRef {
+  const subject = redactText(commit.subject, view.policy.redactPatterns).replace(/[`\r\n]/g, "'");
+  return { ...commit, subject: subject.length > MAX_SUBJECT_CHARS ? `${subject.slice(0, MAX_SUBJECT_CHARS - 1)}…` : subject };
+}
