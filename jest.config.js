@@ -10,6 +10,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   // Shared packages resolve to their sources; services are started as processes or imported by path.
   moduleNameMapper: { '^@sous/(protocol|logging|config|backend|store|jobs|setup|retrieval|engine|focus|http|runtime)$': '<rootDir>/shared/$1/src/index.ts' },
+  setupFiles: ['<rootDir>/test/support/jest-env.js'],
   testTimeout: 60000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/scripts/ci/summary-reporter.js'],

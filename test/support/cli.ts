@@ -1,6 +1,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { makeTempDir } from './tmp';
 
 export const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
 
@@ -22,7 +23,8 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     if (k === 'DATABASE_URL' || k === 'REDIS_URL' || k === 'NODE_OPTIONS' || k.startsWith('SOUS_')) continue;
     env[k] = v;
   }
-  return { ...env, ...extra };
+  // A Sous home of its own (Auto Focus registry): daemons of different tests never see each other.
+  return { ...env, SOUS_HOME: makeTempDir('sous-home-'), ...extra };
 }
 
 /**

@@ -17,6 +17,8 @@ import { cockpitRoutes } from './routes/cockpit';
 import { indexRoutes } from './routes/context';
 import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
+import { FocusMonitor, FocusRegistry, sousHome } from '@sous/focus';
+import { focusRoutes } from './routes/focus';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
@@ -33,6 +35,8 @@ export interface DaemonContext {
   index: DaemonIndex;
   /** Preparation cycles, the Prepared Work feed and engine events. */
   preparation: Preparation;
+  /** Auto Focus: may this daemon read and prepare its workspace, and why (not). */
+  focus: FocusMonitor;
   workspaceId: string;
   startedAt: Date;
   /** The current (hot-reloaded) configuration. */
@@ -101,11 +105,38 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
     const backend = new BackendMonitor(() => config);
     // Built in the background: /status reports `index.state` while it catches up.
+    // Auto Focus first: a paused workspace is not read at all, not even for the first index.
+    let index: DaemonIndex | undefined;
+    const focus = new FocusMonitor({
+      registry: new FocusRegistry(sousHome()),
+      root: paths.root,
+      onChange: (own) => {
+        logger.info({ focus: own.class }, 'focus changed');
+        if (own.class === 'paused') void index?.pause();
+        else if (index?.paused()) void index.resume();
+      },
+      onProblem: (message) => logger.warn({ error: message }, 'focus registry unreadable; keeping the last decision'),
+    });
+    await focus.start();
+    cleanup.unshift(async () => focus.stop());
     // Signals reach preparation once it exists (it needs the index it listens to).
     let preparation: Preparation | undefined;
-    const index = startDaemonIndex({ root: paths.root, store, workspaceId: workspace.id, config, polling: options.watchPolling, logger, onSignal: (s) => preparation?.signal(s) });
-    cleanup.unshift(() => index.stop());
-    preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, logger });
+    index = startDaemonIndex({
+      root: paths.root,
+      store,
+      workspaceId: workspace.id,
+      config,
+      polling: options.watchPolling,
+      logger,
+      mayRead: () => focus.mayRead(),
+      onSignal: (s) => {
+        focus.noteFileChange();
+        preparation?.signal(s);
+      },
+    });
+    const activeIndex = index;
+    cleanup.unshift(() => activeIndex.stop());
+    preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, focus, logger });
     const activePreparation = preparation;
     cleanup.unshift(async () => activePreparation.close());
     let port = options.port;
@@ -119,6 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       backend,
       index,
       preparation,
+      focus,
       workspaceId: workspace.id,
       startedAt: new Date(),
       config: () => config,
@@ -140,6 +172,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         preparedWorkRoutes(a, context);
         eventRoutes(a, context);
         resourceRoutes(a, context);
+        focusRoutes(a, context);
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);

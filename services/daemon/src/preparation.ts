@@ -25,6 +25,7 @@ import type { JobQueue } from '@sous/jobs';
 import type { Logger } from '@sous/logging';
 import type { IndexSignal } from '@sous/retrieval';
 import type { Store } from '@sous/store';
+import type { FocusMonitor } from '@sous/focus';
 import type { BackendMonitor } from './backend-monitor';
 import type { DaemonIndex } from './repository-index';
 
@@ -82,6 +83,7 @@ export function startPreparation(options: {
   root: string;
   config: () => SousConfig;
   backend: BackendMonitor;
+  focus: FocusMonitor;
   logger: Logger;
 }): Preparation {
   const { store, queue, index, workspaceId, root, logger } = options;
@@ -134,9 +136,16 @@ export function startPreparation(options: {
       const trigger: CycleTrigger = { kind: payload.trigger, ...(payload.paths ? { paths: payload.paths } : {}) };
       let deferred = false;
       try {
-        await index.ready;
+        // Auto Focus before anything is read: a paused workspace gets no reasoning at all, and
+        // background cycles run only for the selected workspace (an explicit warm request may run
+        // on any workspace that is not paused).
+        const own = options.focus.own();
+        const focusRefusal = own.class === 'paused' || (!payload.force && !options.focus.mayPrepare()) ? `${own.reason} ${own.action}` : null;
         const config = options.config();
-        const refusal = payload.force ? null : await idleRefusal(config.compute);
+        if (focusRefusal === null) await index.ready;
+        // The `background` preset means idle cycles only, whatever idle_only says.
+        const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
+        const refusal = focusRefusal ?? (payload.force ? null : await idleRefusal(idle));
         if (refusal !== null) {
           events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason: refusal });
           deferred = true;

@@ -31,10 +31,16 @@ export interface DaemonIndex {
   policy(): ScopePolicy;
   /** Called on every config reload. */
   configChanged(config: SousConfig): void;
+  /** Whether Auto Focus holds the workspace paused (nothing is read). */
+  paused(): boolean;
+  /** Auto Focus paused the workspace: stop watching and reading. */
+  pause(): Promise<void>;
+  /** Auto Focus resumed it: start (or catch up). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger; onSignal?: (signal: IndexSignal) => void }): DaemonIndex {
+export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger; onSignal?: (signal: IndexSignal) => void; mayRead?: () => boolean }): DaemonIndex {
   const { logger } = options;
   let policy = scopePolicyFromConfig(options.config);
   const live = new LiveIndex({
@@ -55,28 +61,65 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
       },
       () => undefined,
     );
-  const started = Date.now();
-  const ready = live.start().then(
-    () => {
-      const s = live.status();
-      logger.info({ files: s.files_indexed, reads: s.reads, watch: s.watch, ms: Date.now() - started }, 'repository index ready');
-    },
-    (err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'repository index failed'),
-  );
-  // Measured once the catch-up is done, so its own listing does not compete with the index's.
-  void ready.then(() => measure(policy));
+  // Auto Focus may hold the workspace paused from the start: then nothing is read until resume.
+  let began = false;
+  let paused = options.mayRead ? !options.mayRead() : false;
+  let pendingRebuild = false;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const begin = (): void => {
+    if (began) return;
+    began = true;
+    const t0 = Date.now();
+    live
+      .start()
+      .then(
+        () => {
+          const s = live.status();
+          logger.info({ files: s.files_indexed, reads: s.reads, watch: s.watch, ms: Date.now() - t0 }, 'repository index ready');
+          // Measured once the catch-up is done, so its own listing does not compete with the index's.
+          void measure(policy);
+        },
+        (err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'repository index failed'),
+      )
+      .finally(markReady);
+  };
+  if (!paused) begin();
+  else logger.info('workspace paused (Auto Focus): the repository is not read until it is resumed');
   return {
     live,
     ready,
     scope: () => scope,
     policy: () => policy,
+    paused: () => paused,
     configChanged(config) {
       const next = scopePolicyFromConfig(config);
       if (scopeKey(next) === scopeKey(policy)) return;
       policy = next;
+      if (paused) {
+        pendingRebuild = began;
+        return;
+      }
       void measure(next);
       logger.info('privacy settings changed; re-reading the repository under the new scope');
       void ready.then(() => live.rebuild(next)).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'index rebuild failed'));
+    },
+    async pause() {
+      if (paused) return;
+      paused = true;
+      logger.info('workspace paused (Auto Focus): watching and reading stop');
+      if (began) await live.suspend();
+    },
+    async resume() {
+      if (!paused) return;
+      paused = false;
+      logger.info('workspace resumed (Auto Focus): catching up with the repository');
+      if (!began) return begin();
+      await live.resume();
+      if (pendingRebuild) {
+        pendingRebuild = false;
+        await live.rebuild(policy);
+      }
     },
     stop: () => live.stop(),
   };

@@ -30,7 +30,7 @@ import type { FocusMode, FocusState } from './state';
  *   user's choice is blocked, or another workspace is selected and this one was active too.
  * - **dormant**: not selected, and quiet: neither Sous MCP/proxy activity nor file changes within
  *   `recentMs`, so it was no candidate. When a reason holds every workspace back (no client,
- *   manual-only, a blocked choice: rows 1, 4–6, 8, 9), quiet workspaces are standby with that reason
+ *   manual-only, a blocked choice: rows 4–6, 8, 9), quiet workspaces are standby with that reason
  *   instead, so the user sees what to do.
  * - **unknown**: wired, but its root is in `missingRoots` (the daemon found it missing or unreadable).
  * - **paused**: the user paused it (or paused all). Nothing is read, indexed, reasoned or prepared.

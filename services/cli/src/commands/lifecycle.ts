@@ -9,6 +9,7 @@ import { registerContextCommand } from './context';
 import { registerPrepareCommand } from './prepare';
 import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
+import { registerFocusCommands } from './focus';
 import { registerProxyCommand } from './proxy';
 
 /** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, and `proxy`. */
@@ -23,5 +24,6 @@ export function registerLifecycleCommands(program: Command): void {
   registerPrepareCommand(program);
   registerWatchCommand(program);
   registerResourcesCommands(program);
+  registerFocusCommands(program);
   registerProxyCommand(program);
 }

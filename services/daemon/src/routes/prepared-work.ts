@@ -84,6 +84,8 @@ export function preparedWorkRoutes(app: Express, ctx: DaemonContext): void {
 
   app.post('/prepare', async (req, res) => {
     const body = validate(warmBody, req.body, 'body') as { paths?: string[] };
+    const own = ctx.focus.own();
+    if (own.class === 'paused') throw new ApiError('conflict', `${own.reason} ${own.action}`, undefined, { focus: own.class });
     const job = await ctx.preparation.warm(body.paths);
     res.status(202).json({ job, note: 'a preparation cycle is queued; follow it with GET /jobs/{id} or GET /events' });
   });

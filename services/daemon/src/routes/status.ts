@@ -28,6 +28,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
       watch: ctx.watchMode(),
       index: { ...ctx.index.live.status(), scope: ctx.index.scope() },
       preparation: ctx.preparation.status(),
+      focus: { ...ctx.focus.own(), may_read: ctx.focus.mayRead(), may_prepare: ctx.focus.mayPrepare(), selected: ctx.focus.decision().selected, mode: ctx.focus.decision().mode },
     });
   });
 }

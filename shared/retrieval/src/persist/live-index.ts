@@ -50,6 +50,8 @@ export interface LiveIndexStatus {
   updated_at: string | null;
   /** Reads from disk since start (a restart with nothing changed reads nothing). */
   reads: number;
+  /** Paused (Auto Focus): the repository is neither watched nor read. */
+  suspended: boolean;
   /** While a catch-up or rebuild runs: files handled of those listed. */
   progress: { done: number; total: number } | null;
   error: string | null;
@@ -66,6 +68,8 @@ export class LiveIndex {
   private updatedAt: Date | null = null;
   private work: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** Paused by Auto Focus: no watching, no reads, queued updates dropped until `resume`. */
+  private suspended = false;
   private progress: { done: number; total: number } | null = null;
   readonly feed: IndexFeed;
 
@@ -95,15 +99,7 @@ export class LiveIndex {
       }
       await this.flush('indexing');
       // Watch first, so a save during the catch-up is not lost between listing and watching.
-      if (this.options.watch !== false) {
-        this.watcher = await RepositoryWatcher.start(this.options.root, {
-          polling: this.options.watch?.polling === true,
-          onFiles: (paths) => this.serial(() => this.filesChanged(paths)),
-          onHead: () => this.serial(() => this.headMoved()),
-          onResync: () => this.serial(() => this.resync()),
-          onNotice: (message) => this.options.onNotice?.(message),
-        });
-      }
+      await this.watch();
       await this.serial(async () => {
         await this.index.refresh((done, total) => {
           this.progress = { done, total };
@@ -144,6 +140,7 @@ export class LiveIndex {
       reads: this.index.stats().reads,
       progress: this.progress,
       error: this.error,
+      suspended: this.suspended,
     };
   }
 
@@ -174,6 +171,37 @@ export class LiveIndex {
     });
   }
 
+  /**
+   * Stops watching and reading the repository (a paused workspace, spec 1 rule 6): the watcher is
+   * closed, updates already queued are dropped, the index keeps answering from what it holds.
+   */
+  async suspend(): Promise<void> {
+    this.suspended = true;
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    await watcher?.close();
+    await this.settled().catch(() => undefined);
+  }
+
+  /** Watches again and catches up with whatever changed while suspended. */
+  async resume(): Promise<void> {
+    if (!this.suspended || this.stopped) return;
+    this.suspended = false;
+    await this.watch();
+    await this.serial(() => this.resync());
+  }
+
+  private async watch(): Promise<void> {
+    if (this.options.watch === false || this.suspended) return;
+    this.watcher = await RepositoryWatcher.start(this.options.root, {
+      polling: this.options.watch?.polling === true,
+      onFiles: (paths) => this.serial(() => this.filesChanged(paths)),
+      onHead: () => this.serial(() => this.headMoved()),
+      onResync: () => this.serial(() => this.resync()),
+      onNotice: (message) => this.options.onNotice?.(message),
+    });
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.watcher?.close();
@@ -181,7 +209,7 @@ export class LiveIndex {
   }
 
   private serial(fn: () => Promise<void>): Promise<void> {
-    const run = this.work.then(() => (this.stopped ? undefined : fn()));
+    const run = this.work.then(() => (this.stopped || this.suspended ? undefined : fn()));
     this.work = run.catch((err: unknown) => this.options.onNotice?.(`index update failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`));
     return run;
   }
