@@ -137,6 +137,10 @@ describe('Auto Focus across daemons', () => {
     expect((await sous(['focus', 'pause', repo], { env })).code).toBe(0);
     expect((await sous(['down', '--path', repo], { env })).code).toBe(0);
     writeFile(repo, 'src/while-down.ts', 'export const down = 1;\n');
+    // One-shot commands respect the pause too: without a daemon they would read the repository.
+    const oneShot = await sous(['prepare', '--path', repo], { env });
+    expect(oneShot.code).toBe(1);
+    expect(oneShot.stderr).toMatch(/is paused: Sous reads nothing there; run sous focus resume/);
     expect((await sous(['up', '--path', repo, '--port', String(ports[1]), '--json'], { env })).code).toBe(0);
     const f = await focus(1);
     expect(f.this_workspace.class).toBe('paused');
@@ -164,6 +168,21 @@ describe('Auto Focus across daemons', () => {
     expect(here.code).toBe(0);
     expect(here.json.this_workspace).toMatchObject({ class: 'selected', may_prepare: true });
     expect((await sous(['focus', 'mode', 'auto'], { env })).code).toBe(0);
+  });
+
+  test('resources: the model backend, compute limits and devices, read-only', async () => {
+    const res = await rawRequest({ port: ports[0] as number, path: '/resources' });
+    expect(res.status).toBe(200);
+    expect(res.json.backend).toMatchObject({ base_url: expect.stringMatching(/^http/), model: expect.any(String) });
+    expect(res.json.compute).toMatchObject({ idle_only: true, cpu_fraction: expect.any(Number), cycle_concurrency: expect.any(Number), max_cycle_seconds: 300 });
+    expect(res.json.hardware.tier).toMatch(/^(light|capable|high_performance|unknown)$/);
+    expect(res.json.embedding).toMatchObject({ device: 'cpu' });
+    expect(JSON.stringify(res.json)).not.toMatch(/"api_key"\s*:/);
+    const cli = await sous(['resources', 'status', '--path', repos[0] as string], { env });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/^model backend /m);
+    expect(cli.stdout).toMatch(/^compute .*cores/m);
+    expect(cli.stdout).toMatch(/^hardware .*tier/m);
   });
 
   test('bad input: unknown workspace 404 / one CLI line, bad mode 400 / exit 2', async () => {

@@ -7,6 +7,7 @@
 import { ensureConfigFile, loadConfig, type SousConfig, type SousPaths } from '@sous/config';
 import { LiveIndex, ScopeError, scopePolicyFromConfig, type ScopePolicy } from '@sous/retrieval';
 import { openStore, StoreError, type Store } from '@sous/store';
+import { FocusRegistry, sousHome, workspaceKey } from '@sous/focus';
 import { CliError } from './cli-error';
 
 export interface OfflineIndex {
@@ -18,6 +19,10 @@ export interface OfflineIndex {
 }
 
 export async function withOfflineIndex<T>(paths: SousPaths, progress: boolean, use: (index: OfflineIndex) => Promise<T>): Promise<T> {
+  // A paused workspace is not read, by a daemon or by a one-shot command (docs/focus.md).
+  if (new FocusRegistry(sousHome()).read().workspaces[workspaceKey(paths.root)]?.paused) {
+    throw new CliError(`${paths.root} is paused: Sous reads nothing there; run sous focus resume ${paths.root} first`);
+  }
   await ensureConfigFile(paths);
   const config = loadConfig(paths.config);
   const policy = scopePolicyFromConfig(config);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import * as readline from 'node:readline/promises';
 import { ensureConfigFile, loadConfig, setConfigValue, type SousPaths } from '@sous/config';
+import { FocusRegistry, sousHome } from '@sous/focus';
 import { probeHardware, recommendBundle } from '@sous/setup';
 import { CliError } from '../cli-error';
 import { printJson, printLine } from '../output';
@@ -30,6 +31,8 @@ export async function initWorkspace(paths: SousPaths, options: { interactive: bo
   if (refusal) throw new CliError(refusal);
   const { created } = await ensureConfigFile(paths);
   loadConfig(paths.config); // an existing invalid config is reported before anything else changes
+  // Wired for Auto Focus (docs/focus.md): every daemon now knows this workspace.
+  new FocusRegistry(sousHome()).register(paths.root);
   const snapshot = await probeHardware();
   const rec = recommendBundle(snapshot);
   let applied = true;
