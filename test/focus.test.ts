@@ -18,11 +18,12 @@ interface Focus { workspace: string; this_workspace: Row & { may_read: boolean; 
 
 describe('Auto Focus across daemons', () => {
   const home = makeTempDir('sous-home-');
-  const env = embeddedEnv({ SOUS_HOME: home });
+  // The fake client below lives in binDir; the daemons look for clients only there.
+  const binDir = makeTempDir('sous-clients-');
+  const env = embeddedEnv({ SOUS_HOME: home, SOUS_TEST_CLIENT_DIR: binDir });
   const repos: string[] = [];
   const ports: number[] = [];
   let client: ChildProcess | undefined;
-  const binDir = makeTempDir('sous-clients-');
 
   const focus = async (i: number): Promise<Focus> => (await rawRequest({ port: ports[i] as number, path: '/focus' })).json as Focus;
   const post = (i: number, p: string, body?: unknown) =>

@@ -108,10 +108,21 @@ describe('preparation with and without a model backend, and when the machine is 
     expect((await get('/work-products?state=ready&kind=docs_drift')).json.items).toHaveLength(1);
   });
 
+  test('background cycles wait for Auto Focus: a workspace on standby gets none, and says why', async () => {
+    writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\nexport const standby = 1;\n");
+    const deferred = await until(async () => (await get('/status')).json.preparation.deferred ?? undefined, 20_000, 100);
+    expect(deferred).toMatch(/^Standby: no supported AI client is running.*Action: /);
+  });
+
   test('with compute.idle_only, background cycles wait for an idle machine and say why; a warm request runs anyway', async () => {
+    // Selected by the user, so Auto Focus lets background cycles through and the CPU check decides.
+    expect((await sous(['focus', 'work-here', repo], { env })).code).toBe(0);
     expect((await sous(['config', 'set', 'compute.idle_cpu_threshold', '0', '--path', repo], { env })).code).toBe(0);
     writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\nexport const more = 1;\n");
-    const deferred = await until(async () => (await get('/status')).json.preparation.deferred ?? undefined, 20_000, 100);
+    const deferred = await until(async () => {
+      const reason = (await get('/status')).json.preparation.deferred as string | null;
+      return reason !== null && /compute\.idle_cpu_threshold 0/.test(reason) ? reason : undefined;
+    }, 20_000, 100);
     expect(deferred).toMatch(/is at or above compute\.idle_cpu_threshold 0/);
     const jobs = (await get('/jobs?limit=5')).json.jobs as Array<{ name: string; result?: { deferred?: string } }>;
     expect(jobs.some((j) => j.name === 'prepare.cycle' && typeof j.result?.deferred === 'string')).toBe(true);

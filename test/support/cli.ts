@@ -23,8 +23,9 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     if (k === 'DATABASE_URL' || k === 'REDIS_URL' || k === 'NODE_OPTIONS' || k.startsWith('SOUS_')) continue;
     env[k] = v;
   }
-  // A Sous home of its own (Auto Focus registry): daemons of different tests never see each other.
-  return { ...env, SOUS_HOME: makeTempDir('sous-home-'), ...extra };
+  // A Sous home of its own (Auto Focus registry), and AI clients looked for only in an empty folder of
+  // its own: daemons of different tests never see each other, nor the machine's running editors.
+  return { ...env, SOUS_HOME: makeTempDir('sous-home-'), SOUS_TEST_CLIENT_DIR: process.env.SOUS_TEST_CLIENT_DIR ?? makeTempDir('sous-clients-'), ...extra };
 }
 
 /**

@@ -6,3 +6,6 @@ const os = require('node:os');
 const path = require('node:path');
 
 if (!process.env.SOUS_HOME) process.env.SOUS_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-home-'));
+// AI clients are looked for only among executables in this (empty) folder: a developer's running
+// editor, or another test's fake client, never changes a test's outcome.
+if (!process.env.SOUS_TEST_CLIENT_DIR) process.env.SOUS_TEST_CLIENT_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-clients-'));

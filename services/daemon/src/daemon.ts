@@ -17,7 +17,7 @@ import { cockpitRoutes } from './routes/cockpit';
 import { indexRoutes } from './routes/context';
 import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
-import { FocusMonitor, FocusRegistry, sousHome } from '@sous/focus';
+import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, processesUnder, sousHome } from '@sous/focus';
 import { focusRoutes } from './routes/focus';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { eventRoutes } from './routes/events';
@@ -107,9 +107,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     // Built in the background: /status reports `index.state` while it catches up.
     // Auto Focus first: a paused workspace is not read at all, not even for the first index.
     let index: DaemonIndex | undefined;
+    // SOUS_TEST_CLIENT_DIR (tests only): clients are looked for only among executables in that folder.
+    const testClients = process.env.SOUS_TEST_CLIENT_DIR;
     const focus = new FocusMonitor({
       registry: new FocusRegistry(sousHome()),
       root: paths.root,
+      ...(testClients ? { detect: () => detectClients(processesUnder(defaultProcessSource(), testClients)) } : {}),
       onChange: (own) => {
         logger.info({ focus: own.class }, 'focus changed');
         if (own.class === 'paused') void index?.pause();

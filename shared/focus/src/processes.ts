@@ -132,3 +132,15 @@ export function defaultProcessSource(platform: NodeJS.Platform = process.platfor
   if (platform === 'win32') return tasklistProcesses();
   return psProcesses();
 }
+
+/**
+ * Only processes whose executable lives under `dir` (tests: each test's own fake clients, so a
+ * developer's running editor or another test's fake client never changes the outcome).
+ */
+export function processesUnder(source: ProcessSource, dir: string): ProcessSource {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  return {
+    method: `${source.method} (only executables under ${prefix})`,
+    list: async () => (await source.list()).filter((p) => p.exe !== undefined && p.exe.startsWith(prefix)),
+  };
+}
