@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { embeddedEnv, freePort, sous } from './support/cli';
+import { CLI, embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -169,6 +169,21 @@ describe('Auto Focus across daemons', () => {
     expect(here.code).toBe(0);
     expect(here.json.this_workspace).toMatchObject({ class: 'selected', may_prepare: true });
     expect((await sous(['focus', 'mode', 'auto'], { env })).code).toBe(0);
+  });
+
+  test('a request to the separate context process reports the integration for its workspace', async () => {
+    const repo = repos[1] as string;
+    const port = await freePort();
+    const context = spawn(process.execPath, [CLI, 'proxy', '--context-only', '--path', repo, '--port', String(port)], { env, stdio: 'ignore' });
+    try {
+      await until(async () => ((await rawRequest({ port, method: 'POST', path: '/v1/context', headers: { 'content-type': 'application/json' }, body: '{"prompt":"app1"}' }).catch(() => undefined))?.status === 200 ? true : undefined), 30_000, 200);
+      const id = (await focus(1)).workspace;
+      const report = JSON.parse(fs.readFileSync(path.join(home, 'activity', `${id}.context.json`), 'utf8')) as { root: string; last_integration: string };
+      expect(report.root).toBe(repo);
+      expect(Date.now() - Date.parse(report.last_integration)).toBeLessThan(60_000);
+    } finally {
+      context.kill('SIGTERM');
+    }
   });
 
   test('resources: the model backend, compute limits and devices, read-only', async () => {

@@ -13,6 +13,7 @@ import {
   currentHash,
   defaultDetectors,
   idleRefusal,
+  sessionRefusal,
   markStale,
   runCycle,
   createModelAssist,
@@ -88,6 +89,9 @@ export function startPreparation(options: {
 }): Preparation {
   const { store, queue, index, workspaceId, root, logger } = options;
   const events = new EngineEvents();
+  // A background session lasts compute.max_session_minutes after the last activity (a save, a commit,
+  // the daemon's start); past it, background cycles wait for the next change instead of retrying.
+  let lastActivity = Date.now();
   const state: PreparationStatus = { last_cycle: null, deferred: null, model: { mode: 'heuristic', reason: 'no cycle has run yet' } };
   /**
    * The model's part in a cycle, or why there is none: never with `exploration.llm_gate = never`, nor
@@ -145,6 +149,13 @@ export function startPreparation(options: {
         if (focusRefusal === null) await index.ready;
         // The `background` preset means idle cycles only, whatever idle_only says.
         const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
+        const sessionOver = payload.force ? null : sessionRefusal(lastActivity, Date.now(), config.compute.max_session_minutes);
+        if (focusRefusal === null && sessionOver !== null) {
+          const reason = sessionOver;
+          state.deferred = reason;
+          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
+          return { deferred: reason };
+        }
         const refusal = focusRefusal ?? (payload.force ? null : await idleRefusal(idle));
         if (refusal !== null) {
           events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason: refusal });
@@ -176,6 +187,7 @@ export function startPreparation(options: {
     events,
     work,
     signal(signal) {
+      lastActivity = Date.now();
       const paths = signal.kind === 'file_change' ? signal.paths : 'all';
       // Staleness first and at once: a changed target must block export within a second, before any cycle.
       markStale({ store, workspaceId, events }, paths, indexedHash).catch((err: unknown) =>

@@ -30,7 +30,8 @@ export { EngineEvents, ENGINE_EVENT_TYPES } from './events/engine-events';
 export type { EngineEvent, EngineEventType, EngineEventListener } from './events/engine-events';
 export { EngineError } from './errors';
 export type { EngineErrorCode } from './errors';
-export { systemCpuLoad, idleRefusal, IDLE_SAMPLE_MS } from './cycle/idle';
+export { systemCpuLoad, gpuLoad, idleRefusal, IDLE_SAMPLE_MS } from './cycle/idle';
+export type { LoadProbes } from './cycle/idle';
 export { CycleScheduler, DEFAULT_DEBOUNCE_MS, DEFAULT_RETRY_MS } from './cycle/scheduler';
 export type { SchedulerOptions } from './cycle/scheduler';
 export { defaultDetectors } from './detectors';
@@ -39,3 +40,4 @@ export { createModelAssist, DEFAULT_MODEL_CALLS_PER_CYCLE, NON_TRIVIAL_MIN_STREN
 export type { ChatClient, ModelAssistOptions, ModelAssistHandle } from './model/model-assist';
 export { researchBriefPrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
 export type { PromptMessage } from './model/prompts';
+export { sessionRefusal } from './cycle/session';

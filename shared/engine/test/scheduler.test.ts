@@ -3,7 +3,7 @@
  * while a cycle is in flight, a deferred cycle asked again later; and the idle check of
  * `compute.idle_only`.
  */
-import { CycleScheduler, idleRefusal, systemCpuLoad, type CycleTrigger } from '../src';
+import { CycleScheduler, idleRefusal, sessionRefusal, systemCpuLoad, type CycleTrigger } from '../src';
 import { until } from '../../../test/support/wait';
 
 function scheduler(options: { debounceMs?: number; retryMs?: number } = {}) {
@@ -64,6 +64,13 @@ describe('idle check (compute.idle_only)', () => {
     expect(await idleRefusal({ idle_only: true, idle_cpu_threshold: 0.6 }, quiet)).toBeNull();
   });
 
+  test('a busy GPU defers too, when its load can be read; an unreadable one does not block', async () => {
+    const compute = { idle_only: true, idle_cpu_threshold: 0.6, idle_gpu_threshold: 0.7 };
+    expect(await idleRefusal(compute, { cpu: quiet, gpu: async () => 0.95 })).toBe('GPU load 0.95 is at or above compute.idle_gpu_threshold 0.7');
+    expect(await idleRefusal(compute, { cpu: quiet, gpu: async () => 0.2 })).toBeNull();
+    expect(await idleRefusal(compute, { cpu: quiet, gpu: async () => null })).toBeNull();
+  });
+
   test('without idle_only, load does not matter', async () => {
     expect(await idleRefusal({ idle_only: false, idle_cpu_threshold: 0.6 }, busy)).toBeNull();
   });
@@ -72,5 +79,14 @@ describe('idle check (compute.idle_only)', () => {
     const load = await systemCpuLoad(50);
     expect(load).toBeGreaterThanOrEqual(0);
     expect(load).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('session limit (compute.max_session_minutes)', () => {
+  test('background work lasts the session after the last change, then waits for the next one', () => {
+    const last = Date.parse('2026-11-23T10:00:00Z');
+    expect(sessionRefusal(last, last + 29 * 60_000, 30)).toBeNull();
+    expect(sessionRefusal(last, last + 30 * 60_000, 30)).toBeNull();
+    expect(sessionRefusal(last, last + 31 * 60_000, 30)).toBe('Dormant: no change for more than compute.max_session_minutes (30 min); background preparation resumes with the next change.');
   });
 });

@@ -13,7 +13,7 @@ export { decideFocus, DEFAULT_RECENT_MS } from './rules';
 export type { FocusInput, FocusDecision, FocusClass, WorkspaceFocus, RunningClient } from './rules';
 export type { FocusReason, SelectionBasis } from './reasons';
 // Registry and monitor: what daemons share (in the Sous home), and one daemon's view of it.
-export { FocusRegistry, sousHome, workspaceKey, SOUS_HOME_ENV } from './registry';
+export { FocusRegistry, IntegrationReporter, sousHome, workspaceKey, SOUS_HOME_ENV } from './registry';
 export type { WorkspaceActivity } from './registry';
 export { FocusMonitor, DEFAULT_DETECT_INTERVAL_MS, DEFAULT_STATE_POLL_MS } from './monitor';
 export type { FocusMonitorOptions } from './monitor';

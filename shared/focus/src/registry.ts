@@ -3,7 +3,8 @@
  * user's Sous home (`SOUS_HOME`, default `~/.sous`), never in a repository:
  *
  *   focus.json            the user's choices (FocusState): mode, wired workspaces, pins, pauses
- *   activity/<id>.json    per workspace, written only by its daemon: last file change, last MCP/proxy request
+ *   activity/<id>.<source>.json   per workspace and reporting process (its daemon, a context or proxy
+ *                                 process): last file change, last MCP/proxy request
  *
  * Every daemon reads the same files and applies the same rules, so they agree on the one selected
  * workspace without talking to each other. Writes are atomic (temp file + rename); changes to
@@ -84,13 +85,16 @@ export class FocusRegistry {
     return id;
   }
 
-  /** Records what a daemon saw in its workspace (written only by that daemon, so no lock). */
-  recordActivity(id: string, activity: WorkspaceActivity): void {
+  /**
+   * Records what one process saw in a workspace. Each process writes its own file (`source`: the
+   * daemon, a context process), so no lock is needed and no report overwrites another's.
+   */
+  recordActivity(id: string, activity: WorkspaceActivity, source = 'daemon'): void {
     fs.mkdirSync(this.activityDir, { recursive: true });
-    atomicWrite(path.join(this.activityDir, `${id}.json`), JSON.stringify(activity));
+    atomicWrite(path.join(this.activityDir, `${id}.${source.replace(/[^a-z0-9-]/gi, '_')}.json`), JSON.stringify(activity));
   }
 
-  /** Every workspace's last reported activity (unreadable files are skipped). */
+  /** Every workspace's latest activity, merged over its reporting processes (unreadable files are skipped). */
   activity(): Record<string, WorkspaceActivity> {
     const out: Record<string, WorkspaceActivity> = {};
     let names: string[];
@@ -99,10 +103,16 @@ export class FocusRegistry {
     } catch {
       return out;
     }
+    const latest = (a: string | undefined, b: string | undefined): string | undefined => (a === undefined ? b : b === undefined || a >= b ? a : b);
     for (const name of names) {
-      if (!name.endsWith('.json')) continue;
+      const id = /^(ws-[0-9a-f]+)(?:\.[\w-]+)?\.json$/.exec(name)?.[1];
+      if (id === undefined) continue;
       try {
-        out[name.slice(0, -'.json'.length)] = JSON.parse(fs.readFileSync(path.join(this.activityDir, name), 'utf8')) as WorkspaceActivity;
+        const report = JSON.parse(fs.readFileSync(path.join(this.activityDir, name), 'utf8')) as WorkspaceActivity;
+        const seen = out[id];
+        const fileChange = latest(seen?.last_file_change, report.last_file_change);
+        const integration = latest(seen?.last_integration, report.last_integration);
+        out[id] = { root: seen?.root ?? report.root, ...(fileChange ? { last_file_change: fileChange } : {}), ...(integration ? { last_integration: integration } : {}) };
       } catch {
         // A half-written or foreign file: ignored, the next report replaces it.
       }
@@ -154,4 +164,30 @@ function atomicWrite(file: string, content: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, content);
   fs.renameSync(tmp, file);
+}
+
+/** Reports Sous's own integration requests (context, proxy) for a workspace, at most every few seconds. */
+export class IntegrationReporter {
+  private last = 0;
+  private readonly id: string;
+
+  constructor(
+    private readonly registry: FocusRegistry,
+    private readonly root: string,
+    private readonly source: string,
+    private readonly throttleMs = 5000,
+  ) {
+    this.id = workspaceKey(root);
+  }
+
+  /** A request for the workspace arrived; never throws (a report must not fail the request). */
+  note(at = new Date()): void {
+    if (at.getTime() - this.last < this.throttleMs) return;
+    this.last = at.getTime();
+    try {
+      this.registry.recordActivity(this.id, { root: path.resolve(this.root), last_integration: at.toISOString() }, this.source);
+    } catch {
+      // An unwritable Sous home costs Auto Focus one signal, not the request.
+    }
+  }
 }

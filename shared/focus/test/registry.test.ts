@@ -43,12 +43,13 @@ describe('focus registry', () => {
     expect(() => registry.apply({ kind: 'unpin', id })).toThrow(/is held by another Sous process/);
   });
 
-  test('activity reports are kept per workspace', () => {
+  test('activity reports are kept per workspace and merged over the processes that report them', () => {
     const registry = new FocusRegistry(home);
-    registry.recordActivity('ws-aaaaaaaaaaaa', { root: '/a', last_file_change: '2026-11-23T10:00:00.000Z' });
+    registry.recordActivity('ws-aaaaaaaaaaaa', { root: '/a', last_file_change: '2026-11-23T10:00:00.000Z', last_integration: '2026-11-23T09:00:00.000Z' });
+    registry.recordActivity('ws-aaaaaaaaaaaa', { root: '/a', last_integration: '2026-11-23T10:05:00.000Z' }, 'context');
     registry.recordActivity('ws-bbbbbbbbbbbb', { root: '/b', last_integration: '2026-11-23T10:01:00.000Z' });
     expect(registry.activity()).toEqual({
-      'ws-aaaaaaaaaaaa': { root: '/a', last_file_change: '2026-11-23T10:00:00.000Z' },
+      'ws-aaaaaaaaaaaa': { root: '/a', last_file_change: '2026-11-23T10:00:00.000Z', last_integration: '2026-11-23T10:05:00.000Z' },
       'ws-bbbbbbbbbbbb': { root: '/b', last_integration: '2026-11-23T10:01:00.000Z' },
     });
   });

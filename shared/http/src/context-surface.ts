@@ -7,6 +7,7 @@
  *    daemon of the same workspace for the stored changes (`GET /v1/index/changes`), found through
  *    `.sous/run/daemon.json`. The daemon only reads its store for it; queries never reach it.
  */
+import { FocusRegistry, IntegrationReporter, sousHome } from '@sous/focus';
 import type { SousConfig } from '@sous/config';
 import { IndexReplica, scopePolicyFromConfig, storeIndexFeed, type IndexFeed, type StoredChanges } from '@sous/retrieval';
 import { DaemonClient, DaemonUnreachableError, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
@@ -82,7 +83,15 @@ export async function startContextServer(name: string, options: ProcessOptions):
   try {
     const replica = new IndexReplica(store === undefined ? daemonFeed(options) : storeFeed(store, paths.root), paths.root);
     await replica.start();
-    const surface = await startSurface(name, options, (app, config) => contextRoutes(app, replicaSource(replica, config)));
+    // Each context request is Sous's own integration at work for the workspace: an Auto Focus signal.
+    const integration = new IntegrationReporter(new FocusRegistry(sousHome()), paths.root, name);
+    const surface = await startSurface(name, options, (app, config) => {
+      app.use('/v1/context', (_req, _res, next) => {
+        integration.note();
+        next();
+      });
+      contextRoutes(app, replicaSource(replica, config));
+    });
     if (replica.status().sync_error !== null) surface.logger.warn({ error: replica.status().sync_error }, 'index not available yet; retrying in the background');
     return {
       ...surface,

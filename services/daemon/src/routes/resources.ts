@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import type { Express } from 'express';
+import { gpuLoad, systemCpuLoad } from '@sous/engine';
 import { classifyTier, probeHardware, type HardwareSnapshot } from '@sous/setup';
 import type { DaemonContext } from '../daemon';
 
@@ -16,6 +17,7 @@ export function resourceRoutes(app: Express, ctx: DaemonContext): void {
     const snapshot = await hardware;
     const probe = ctx.backend.latest();
     const cores = os.cpus().length;
+    const [cpuLoad, gpu] = await Promise.all([systemCpuLoad(), gpuLoad()]);
     res.json({
       backend: {
         name: config.backend.name,
@@ -34,6 +36,9 @@ export function resourceRoutes(app: Express, ctx: DaemonContext): void {
         cores,
         // What cpu_fraction allows a cycle to run at once (at least one detector).
         cycle_concurrency: Math.max(1, Math.floor(cores * config.compute.cpu_fraction)),
+        // The loads the idle check compares with the thresholds now; gpu is null when no GPU load can be read.
+        load: { cpu: Math.round(cpuLoad * 100) / 100, gpu: gpu === null ? null : Math.round(gpu * 100) / 100 },
+        idle_only_effective: config.compute.idle_only || config.compute.preset === 'background',
       },
       embedding: { model: config.exploration.embedding_model, device: config.compute.embedding_device },
       hardware: {

@@ -3,6 +3,7 @@
  * sample (os.cpus() counters), so it works the same on Linux, macOS and Windows and does not lag
  * like the one-minute load average.
  */
+import { execFile } from 'node:child_process';
 import * as os from 'node:os';
 
 /** How long the CPU is sampled. */
@@ -29,10 +30,46 @@ export async function systemCpuLoad(sampleMs = IDLE_SAMPLE_MS): Promise<number> 
   return all <= 0 ? 0 : Math.min(1, Math.max(0, (b.busy - a.busy) / all));
 }
 
-/** Why a background cycle may not run now, or null when it may (`compute.idle_only`, `compute.idle_cpu_threshold`). */
-export async function idleRefusal(compute: { idle_only: boolean; idle_cpu_threshold: number }, load: () => Promise<number> = systemCpuLoad): Promise<string | null> {
+/**
+ * GPU utilisation in 0..1 (the busiest GPU), or null when none can be read. Only NVIDIA GPUs report
+ * it here (`nvidia-smi`); elsewhere the GPU threshold does not apply, and /resources says so.
+ */
+export function gpuLoad(timeoutMs = 2000): Promise<number | null> {
+  return new Promise((resolve) => {
+    execFile('nvidia-smi', ['--query-gpu=utilization.gpu', '--format=csv,noheader,nounits'], { timeout: timeoutMs, windowsHide: true }, (error, stdout) => {
+      if (error) return resolve(null);
+      const values = String(stdout)
+        .split('\n')
+        .map((l) => Number(l.trim()))
+        .filter((n) => Number.isFinite(n));
+      resolve(values.length ? Math.min(1, Math.max(...values) / 100) : null);
+    });
+  });
+}
+
+/** The loads an idle check reads; injected in tests. */
+export interface LoadProbes {
+  cpu(): Promise<number>;
+  gpu(): Promise<number | null>;
+}
+
+const SYSTEM_PROBES: LoadProbes = { cpu: () => systemCpuLoad(), gpu: () => gpuLoad() };
+
+/**
+ * Why a background cycle may not run now, or null when it may: with `compute.idle_only`, CPU load at
+ * or above `compute.idle_cpu_threshold`, or GPU load (when readable) at or above `idle_gpu_threshold`.
+ */
+export async function idleRefusal(
+  compute: { idle_only: boolean; idle_cpu_threshold: number; idle_gpu_threshold?: number },
+  probes: LoadProbes | (() => Promise<number>) = SYSTEM_PROBES,
+): Promise<string | null> {
   if (!compute.idle_only) return null;
-  const now = await load();
-  if (now < compute.idle_cpu_threshold) return null;
-  return `CPU load ${now.toFixed(2)} is at or above compute.idle_cpu_threshold ${compute.idle_cpu_threshold}`;
+  const p: LoadProbes = typeof probes === 'function' ? { cpu: probes, gpu: async () => null } : probes;
+  const cpu = await p.cpu();
+  if (cpu >= compute.idle_cpu_threshold) return `CPU load ${cpu.toFixed(2)} is at or above compute.idle_cpu_threshold ${compute.idle_cpu_threshold}`;
+  if (compute.idle_gpu_threshold !== undefined) {
+    const gpu = await p.gpu();
+    if (gpu !== null && gpu >= compute.idle_gpu_threshold) return `GPU load ${gpu.toFixed(2)} is at or above compute.idle_gpu_threshold ${compute.idle_gpu_threshold}`;
+  }
+  return null;
 }

@@ -139,62 +139,61 @@ function lineList(hits: readonly Hit[]): string {
   return hits.length > 6 ? `${parts.join(', ')} and ${hits.length - 6} more` : parts.join(', ');
 }
 
-function debugCard(path: string, hits: Hit[], from: string): Candidate {
-  const count = hits.length === 1 ? 'A debug statement' : `${hits.length} debug statements`;
+/** What differs between the two cards this rule makes; the shape is shared (`lineCard`). */
+interface LineCardText {
+  detector: string;
+  claim: string;
+  count: string;
+  why: string;
+  matters: string;
+  safeAction: string;
+  action: string;
+  strength: number;
+}
+
+function lineCard(path: string, hits: Hit[], from: string, t: LineCardText): Candidate {
   const evidence = hits.map((h) => h.evidence);
   return {
     kind: 'review_note',
-    detector: 'review.debug_statement',
-    claim: `${path}|debug`,
-    title: `${count} added in ${path}`,
-    summary: `Added to ${path} in ${from}: ${lineList(hits)}. Statements like these are usually debugging leftovers.`,
+    detector: t.detector,
+    claim: t.claim,
+    title: `${t.count} added in ${path}`,
+    summary: `Added to ${path} in ${from}: ${lineList(hits)}. ${t.why}`,
     whyNow: `Added in ${from}.`,
-    body: [
-      `## What`,
-      `${count} added to \`${path}\`: ${lineList(hits)}.`,
-      ``,
-      `## Why it matters`,
-      `Debug output and breakpoints left in shipped code clutter logs, can print internal data and can stop a program under a debugger.`,
-      ``,
-      `## Evidence`,
-      evidenceMarkdown(evidence),
-      ``,
-      `## Safe action`,
-      hits.length === 1 ? `Remove the statement before merging, or keep it deliberately and dismiss this note.` : `Remove the statements before merging, or keep them deliberately and dismiss this note.`,
-    ].join('\n'),
-    action: `Remove the debug statement${hits.length === 1 ? '' : 's'} from ${path} (line${hits.length === 1 ? '' : 's'} ${hits.map((h) => h.evidence.lineStart).join(', ')})`,
+    body: [`## What`, `${t.count} added to \`${path}\`: ${lineList(hits)}.`, ``, `## Why it matters`, t.matters, ``, `## Evidence`, evidenceMarkdown(evidence), ``, `## Safe action`, t.safeAction].join('\n'),
+    action: t.action,
     evidence,
-    strength: Math.max(...hits.map((h) => h.strength)),
+    strength: t.strength,
     targets: [path],
   };
 }
 
+const linesOf = (hits: readonly Hit[]): string => `line${hits.length === 1 ? '' : 's'} ${hits.map((h) => h.evidence.lineStart).join(', ')}`;
+
+function debugCard(path: string, hits: Hit[], from: string): Candidate {
+  const one = hits.length === 1;
+  return lineCard(path, hits, from, {
+    detector: 'review.debug_statement',
+    claim: `${path}|debug`,
+    count: one ? 'A debug statement' : `${hits.length} debug statements`,
+    why: 'Statements like these are usually debugging leftovers.',
+    matters: 'Debug output and breakpoints left in shipped code clutter logs, can print internal data and can stop a program under a debugger.',
+    safeAction: one ? 'Remove the statement before merging, or keep it deliberately and dismiss this note.' : 'Remove the statements before merging, or keep them deliberately and dismiss this note.',
+    action: `Remove the debug statement${one ? '' : 's'} from ${path} (${linesOf(hits)})`,
+    strength: Math.max(...hits.map((h) => h.strength)),
+  });
+}
+
 function todoCard(path: string, hits: Hit[], from: string): Candidate {
-  const count = hits.length === 1 ? `A ${hits[0]?.label ?? 'TODO'} comment` : `${hits.length} TODO-style comments`;
-  const evidence = hits.map((h) => h.evidence);
-  return {
-    kind: 'review_note',
+  const one = hits.length === 1;
+  return lineCard(path, hits, from, {
     detector: 'review.todo_added',
     claim: `${path}|todo`,
-    title: `${count} added in ${path}`,
-    summary: `Added to ${path} in ${from}: ${lineList(hits)}. Unfinished work marked in a change is easy to forget once it is merged.`,
-    whyNow: `Added in ${from}.`,
-    body: [
-      `## What`,
-      `${count} added to \`${path}\`: ${lineList(hits)}.`,
-      ``,
-      `## Why it matters`,
-      `A TODO, FIXME, XXX or HACK added by a change marks work the change leaves open. Reviewers should know before it is merged.`,
-      ``,
-      `## Evidence`,
-      evidenceMarkdown(evidence),
-      ``,
-      `## Safe action`,
-      `Finish the marked work, or track it in an issue and reference it from the comment.`,
-    ].join('\n'),
-    action: `Resolve or track the ${hits.length === 1 ? 'comment' : 'comments'} in ${path} (line${hits.length === 1 ? '' : 's'} ${hits.map((h) => h.evidence.lineStart).join(', ')})`,
-    evidence,
+    count: one ? `A ${hits[0]?.label ?? 'TODO'} comment` : `${hits.length} TODO-style comments`,
+    why: 'Unfinished work marked in a change is easy to forget once it is merged.',
+    matters: 'A TODO, FIXME, XXX or HACK added by a change marks work the change leaves open. Reviewers should know before it is merged.',
+    safeAction: 'Finish the marked work, or track it in an issue and reference it from the comment.',
+    action: `Resolve or track the ${one ? 'comment' : 'comments'} in ${path} (${linesOf(hits)})`,
     strength: 0.4,
-    targets: [path],
-  };
+  });
 }
