@@ -52,7 +52,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     prefer_local: true,
   },
   backends: {},
-  mcp: { transport: DEFAULT_MCP_TRANSPORT, http_host: DEFAULT_MCP_HTTP_HOST, http_port: DEFAULT_MCP_HTTP_PORT },
+  mcp: { transport: DEFAULT_MCP_TRANSPORT, http_host: DEFAULT_MCP_HTTP_HOST, http_port: DEFAULT_MCP_HTTP_PORT, tool_names: 'underscore' },
   intent: {
     enabled: true,
     include_global_skills: false,

@@ -4,6 +4,7 @@ export { ConfigError } from './errors';
 export type { ConfigErrorCode, ConfigErrorWhere } from './errors';
 export {
   MCP_TRANSPORTS,
+  MCP_TOOL_NAME_STYLES,
   COMPUTE_DEVICES,
   EMBEDDING_DEVICES,
   COMPUTE_PRESETS,
@@ -15,6 +16,7 @@ export type {
   SousConfig,
   BackendProfile,
   McpTransport,
+  McpToolNameStyle,
   ComputeDevice,
   EmbeddingDevice,
   ComputePreset,

@@ -7,6 +7,7 @@ import {
   EXPLORATION_BACKENDS,
   LLM_GATES,
   MCP_TRANSPORTS,
+  MCP_TOOL_NAME_STYLES,
   POLICY_BUNDLE_IDS,
 } from './types';
 
@@ -196,6 +197,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
   row('mcp.transport', oneOf(MCP_TRANSPORTS), C.mcp.transport, 'MCP transport: stdio, sse or http.'),
   row('mcp.http_host', hostname(), C.mcp.http_host, 'Host the MCP sse/http transport binds (loopback by default).'),
   row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port of the MCP sse/http transport.'),
+  row('mcp.tool_names', oneOf(MCP_TOOL_NAME_STYLES), C.mcp.tool_names, 'How MCP tool names are listed: underscore (sous_status; every client accepts it) or dotted (sous.status, as the spec writes them). Both forms are accepted on call.', true),
   row('intent.enabled', bool(), C.intent.enabled, 'Infer intent from skills and signals.'),
   row('intent.include_global_skills', bool(), C.intent.include_global_skills, 'Also scan global (outside the repository) skill roots.'),
   row('intent.skill_roots', repoDirs(), [...C.intent.skill_roots], 'Repository-local directories searched for skills.'),

@@ -1,5 +1,7 @@
 /** Allowed values of the enum-typed keys. The key table validates against these lists. */
 export const MCP_TRANSPORTS = ['stdio', 'sse', 'http'] as const;
+/** How MCP tool names are listed: `underscore` (every client accepts them) or `dotted` (the spec's `sous.x.y`). */
+export const MCP_TOOL_NAME_STYLES = ['underscore', 'dotted'] as const;
 export const COMPUTE_DEVICES = ['auto', 'cpu', 'cuda', 'rocm', 'metal'] as const;
 export const EMBEDDING_DEVICES = ['cpu', 'auto', 'gpu'] as const;
 /** `background` is for CPU-only machines: idle cycles only (spec 2.8). */
@@ -18,6 +20,7 @@ export const POLICY_BUNDLE_IDS = [
 ] as const;
 
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+export type McpToolNameStyle = (typeof MCP_TOOL_NAME_STYLES)[number];
 export type ComputeDevice = (typeof COMPUTE_DEVICES)[number];
 export type EmbeddingDevice = (typeof EMBEDDING_DEVICES)[number];
 export type ComputePreset = (typeof COMPUTE_PRESETS)[number];
@@ -37,7 +40,7 @@ export interface BackendProfile {
 export interface SousConfig {
   backend: { name: string; base_url: string; model: string; api_key_env: string; prefer_local: boolean };
   backends: Record<string, BackendProfile>;
-  mcp: { transport: McpTransport; http_host: string; http_port: number };
+  mcp: { transport: McpTransport; http_host: string; http_port: number; tool_names: McpToolNameStyle };
   intent: {
     enabled: boolean;
     include_global_skills: boolean;
