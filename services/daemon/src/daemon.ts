@@ -6,7 +6,7 @@ import { configHostPolicy, createApp, listen, boundPort, closeServer, isLoopback
 import { createJobQueue, type JobQueue } from '@sous/jobs';
 import { createLogger, type Logger } from '@sous/logging';
 import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
-import { processPaths, removeRunState, writeRunState } from '@sous/runtime';
+import { DaemonClient, daemonBaseUrl, processPaths, removeRunState, writeRunState } from '@sous/runtime';
 import { openStore, type Store } from '@sous/store';
 import { BackendMonitor } from './backend-monitor';
 import type { ProcessOptions as DaemonOptions } from '@sous/runtime';
@@ -19,6 +19,7 @@ import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
 import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, processesUnder, sousHome } from '@sous/focus';
 import { focusRoutes } from './routes/focus';
+import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
@@ -164,10 +165,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     registerMaintenanceJobs(context);
     await queue.start();
 
+    let mcp: { close(): Promise<void> } | undefined;
+    cleanup.unshift(async () => mcp?.close());
     const app = createApp({
       logger,
       ...configHostPolicy(() => config, () => port),
       routes: (a) => {
+        // A request from one of Sous's own integrations (MCP, proxy) is an Auto Focus signal.
+        a.use((req, _res, next) => {
+          if (req.get('x-sous-client') !== undefined || req.path === '/mcp') focus.noteIntegration();
+          next();
+        });
         cockpitRoutes(a);
         statusRoutes(a, context);
         jobRoutes(a, context);
@@ -176,6 +184,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         eventRoutes(a, context);
         resourceRoutes(a, context);
         focusRoutes(a, context);
+        // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
+        // The client is made per request: `port` is the bound port once the server listens.
+        mcp = mcpHttpRoutes(a, () =>
+          createSousMcpServer({ daemon: async () => new DaemonClient(daemonBaseUrl(loopbackFor(options.host), port), 10_000, { 'x-sous-client': 'mcp' }), workspace: paths.root, toolNames: config.mcp.tool_names, version: SOUS_VERSION }),
+        );
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);
@@ -228,6 +241,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     logger.error({ error: err instanceof Error ? err.message : String(err) }, 'daemon failed to start');
     throw err;
   }
+}
+
+/** The address the daemon reaches itself at: loopback when it binds every interface. */
+function loopbackFor(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }
 
 /** One BullMQ queue per workspace, so daemons of several repositories can share a Redis. */

@@ -21,7 +21,12 @@ export class DaemonUnreachableError extends Error {
  * Requests carry no Origin, so the daemon's cross-site guard lets them through.
  */
 export class DaemonClient {
-  constructor(readonly baseUrl: string, private readonly timeoutMs = 5000) {}
+  /** `headers` go with every request (e.g. `X-Sous-Client: mcp`, which also tells Auto Focus an agent is at work). */
+  constructor(
+    readonly baseUrl: string,
+    private readonly timeoutMs = 5000,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   get<T>(path: string): Promise<T> {
     return this.request<T>('GET', path);
@@ -37,7 +42,7 @@ export class DaemonClient {
     try {
       res = await fetch(url, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: body === undefined ? { ...this.headers } : { ...this.headers, 'content-type': 'application/json' },
         body: body === undefined ? null : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -10,6 +10,7 @@ import { registerPrepareCommand } from './prepare';
 import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
+import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
 /** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, and `proxy`. */
@@ -25,5 +26,6 @@ export function registerLifecycleCommands(program: Command): void {
   registerWatchCommand(program);
   registerResourcesCommands(program);
   registerFocusCommands(program);
+  registerMcpCommand(program);
   registerProxyCommand(program);
 }

@@ -9,6 +9,7 @@ import { printJson, printLine } from '../output';
 import { refuseHugeNonRepository } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
+import type { SousPaths } from '@sous/config';
 import { initWorkspace } from './init';
 
 interface UpOptions { path?: string; port?: string; force?: boolean; json?: boolean }
@@ -21,7 +22,7 @@ function parsePort(raw: string | undefined): number {
 }
 
 /** What `sous up` reports (text or --json). */
-function report(opts: UpOptions, result: { already_running: boolean; supervisor_pid: number | null; daemon_pid: number; url: string; status: Record<string, unknown> }): void {
+function report(opts: UpOptions, result: UpResult): void {
   if (opts.json) return printJson({ ...result, cockpit_url: `${result.url}/` });
   const s = result.status as { status?: string; store?: { kind?: string; ok?: boolean }; queue?: { kind?: string; ok?: boolean }; backend?: { reachable?: boolean | null; base_url?: string } };
   printLine(result.already_running ? 'Sous is already running.' : 'Sous is up.');
@@ -31,6 +32,52 @@ function report(opts: UpOptions, result: { already_running: boolean; supervisor_
   printLine(`  health          ${s.status ?? 'unknown'} (store ${s.store?.kind} ${s.store?.ok ? 'ok' : 'failing'}, queue ${s.queue?.kind} ${s.queue?.ok ? 'ok' : 'failing'})`);
   const backend = s.backend?.reachable === null || s.backend?.reachable === undefined ? 'checking' : s.backend.reachable ? 'reachable' : 'not reachable (sous doctor)';
   printLine(`  model backend   ${s.backend?.base_url ?? ''} ${backend}`);
+}
+
+/** What starting (or finding) the workspace's daemon gives. */
+export interface UpResult {
+  already_running: boolean;
+  supervisor_pid: number | null;
+  daemon_pid: number;
+  url: string;
+  status: Record<string, unknown>;
+}
+
+/**
+ * The workspace's daemon, started (detached and supervised) when none runs: initialises `.sous/` on
+ * first use. A busy port is an error naming the next free one, or, with `autoPort` (commands a person
+ * does not watch, such as `sous mcp`), the next free port is taken.
+ */
+export async function ensureDaemon(paths: SousPaths, options: { port?: number; force?: boolean; autoPort?: boolean; onInit?: (line: string) => void } = {}): Promise<UpResult> {
+  let port = options.port ?? DEFAULT_DAEMON_PORT;
+  const refusal = refuseHugeNonRepository(paths.root, options.force === true);
+  if (refusal) throw new CliError(refusal);
+
+  const running = findProcesses(paths);
+  if (running.daemonAlive && running.daemon) {
+    const url = daemonBaseUrl(running.daemon.host, running.daemon.port);
+    // A stale run file whose pid now belongs to another process does not answer /status.
+    const status = await new DaemonClient(url, 3000).get<Record<string, unknown>>('/status').catch(() => undefined);
+    if (status) return { already_running: true, supervisor_pid: running.supervisorAlive ? running.supervisor?.pid ?? null : null, daemon_pid: running.daemon.pid, url, status };
+  }
+  if (running.supervisorAlive && running.supervisor) {
+    // A supervisor is between restarts: wait for its daemon instead of starting a second one.
+    const { daemon, status } = await waitForHealthy(paths, running.supervisor.pid);
+    return { already_running: true, supervisor_pid: running.supervisor.pid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status };
+  }
+
+  if (!fs.existsSync(paths.config)) {
+    const init = await initWorkspace(paths, { interactive: false, force: options.force === true });
+    options.onInit?.(`Initialised ${init.state_dir} (tier ${init.tier}, bundle ${init.bundle_id})`);
+  }
+  if (!(await portFree(DEFAULT_HOST, port))) {
+    const next = await findFreePort(DEFAULT_HOST, port + 1);
+    if (options.autoPort && next) port = next;
+    else throw new CliError(`port ${port} is already in use` + (next ? `; the next free port is ${next}: run sous up --port ${next}` : '; choose another with --port <n>'));
+  }
+  const supervisorPid = spawnSupervisor(paths, DEFAULT_HOST, port, process.env);
+  const { daemon, status } = await waitForHealthy(paths, supervisorPid);
+  return { already_running: false, supervisor_pid: supervisorPid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status };
 }
 
 export function registerUpCommands(program: Command): void {
@@ -44,34 +91,8 @@ export function registerUpCommands(program: Command): void {
     .action(
       run(async (opts: UpOptions) => {
         const paths = resolveWorkspace(opts.path);
-        const port = parsePort(opts.port);
-        const refusal = refuseHugeNonRepository(paths.root, opts.force === true);
-        if (refusal) throw new CliError(refusal);
-
-        const running = findProcesses(paths);
-        if (running.daemonAlive && running.daemon) {
-          const url = daemonBaseUrl(running.daemon.host, running.daemon.port);
-          // A stale run file whose pid now belongs to another process does not answer /status.
-          const status = await new DaemonClient(url, 3000).get<Record<string, unknown>>('/status').catch(() => undefined);
-          if (status) return report(opts, { already_running: true, supervisor_pid: running.supervisorAlive ? running.supervisor?.pid ?? null : null, daemon_pid: running.daemon.pid, url, status });
-        }
-        if (running.supervisorAlive && running.supervisor) {
-          // A supervisor is between restarts: wait for its daemon instead of starting a second one.
-          const { daemon, status } = await waitForHealthy(paths, running.supervisor.pid);
-          return report(opts, { already_running: true, supervisor_pid: running.supervisor.pid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status });
-        }
-
-        if (!fs.existsSync(paths.config)) {
-          const init = await initWorkspace(paths, { interactive: false, force: opts.force === true });
-          if (!opts.json) printLine(`Initialised ${init.state_dir} (tier ${init.tier}, bundle ${init.bundle_id})`);
-        }
-        if (!(await portFree(DEFAULT_HOST, port))) {
-          const next = await findFreePort(DEFAULT_HOST, port + 1);
-          throw new CliError(`port ${port} is already in use` + (next ? `; the next free port is ${next}: run sous up --port ${next}` : '; choose another with --port <n>'));
-        }
-        const supervisorPid = spawnSupervisor(paths, DEFAULT_HOST, port, process.env);
-        const { daemon, status } = await waitForHealthy(paths, supervisorPid);
-        report(opts, { already_running: false, supervisor_pid: supervisorPid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status });
+        const result = await ensureDaemon(paths, { port: parsePort(opts.port), force: opts.force === true, ...(opts.json ? {} : { onInit: printLine }) });
+        report(opts, result);
       }),
     );
 

@@ -1,0 +1,110 @@
+import type { Command } from 'commander';
+import { loadConfig, type McpToolNameStyle, type SousPaths } from '@sous/config';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createApp, isLoopbackHost, listen, PortInUseError } from '@sous/http';
+import { createLogger } from '@sous/logging';
+import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
+import { DEFAULT_CONTEXT_PORT, DEFAULT_HOST, SOUS_VERSION } from '@sous/protocol';
+import { DaemonClient } from '@sous/runtime';
+import { CliError } from '../cli-error';
+import { gitTopLevel } from '../repo-check';
+import { run } from '../run';
+import { resolveWorkspace } from '../workspace';
+import { ensureDaemon } from './up';
+
+interface McpOptions { path?: string; transport: string; host: string; port?: string; allowRemote?: boolean }
+
+/** `mcp.tool_names` of the workspace (underscore when there is no config yet). */
+function toolNames(paths: SousPaths): McpToolNameStyle {
+  try {
+    return loadConfig(paths.config).mcp.tool_names;
+  } catch {
+    return 'underscore';
+  }
+}
+
+/**
+ * The workspace's daemon, started on first use like `sous up` (the agent cannot answer a prompt, so a
+ * busy default port moves to the next free one). Started once; a failure is kept, and every tool
+ * answers with it instead of hanging.
+ */
+function daemonFor(paths: SousPaths): () => Promise<DaemonClient> {
+  let client: Promise<DaemonClient> | undefined;
+  return () => {
+    client ??= ensureDaemon(paths, { autoPort: true }).then((up) => new DaemonClient(up.url, 10_000, { 'x-sous-client': 'mcp' }));
+    return client;
+  };
+}
+
+/**
+ * `sous mcp --path <dir>`: the MCP server (spec 4.6). stdio by default (nothing but protocol messages
+ * on stdout); `--transport sse` (or `http`) serves Streamable HTTP at /mcp and the legacy SSE endpoints
+ * on 127.0.0.1:8472. docs/mcp.md.
+ */
+export function registerMcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('the MCP server for agents (stdio by default); tools read what the daemon prepared')
+    .option('--path <dir>', 'the workspace every tool is scoped to (default: nearest .sous/ upward)')
+    .option('--transport <kind>', 'stdio, sse or http (sse and http both serve /mcp and the legacy /sse)', 'stdio')
+    .option('--host <addr>', 'bind address for sse/http', DEFAULT_HOST)
+    .option('--port <n>', `port for sse/http (default ${DEFAULT_CONTEXT_PORT})`)
+    .option('--allow-remote', 'allow binding a non-loopback address (put TLS in front of it)')
+    .action(
+      run(async (opts: McpOptions) => {
+        const paths = resolveWorkspace(opts.path);
+        if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous mcp --path <repository>`, 2);
+        if (!['stdio', 'sse', 'http'].includes(opts.transport)) throw new CliError(`--transport must be stdio, sse or http (found ${opts.transport})`, 2);
+        const daemon = daemonFor(paths);
+        const make = () => createSousMcpServer({ daemon, workspace: paths.root, toolNames: toolNames(paths), version: SOUS_VERSION });
+
+        if (opts.transport === 'stdio') {
+          // The daemon starts in the background: listing tools must not wait for it.
+          void daemon().catch(() => undefined);
+          const server = make();
+          await server.connect(new StdioServerTransport());
+          await new Promise<void>((resolve) => {
+            server.onclose = () => resolve();
+            process.stdin.once('end', () => resolve());
+          });
+          return;
+        }
+
+        const port = opts.port === undefined ? DEFAULT_CONTEXT_PORT : Number(opts.port);
+        if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be an integer between 1 and 65535 (found ${opts.port})`, 2);
+        if (!isLoopbackHost(opts.host) && !opts.allowRemote) {
+          throw new CliError(`${opts.host} is not a loopback address; MCP binds 127.0.0.1 unless you pass --allow-remote (and put TLS in front of it)`, 2);
+        }
+        const logger = createLogger({ name: 'mcp', file: `${paths.logs}/mcp.log` });
+        let bound = port;
+        let routes: { close(): Promise<void> } | undefined;
+        const app = createApp({
+          logger,
+          port: () => bound,
+          allowedHosts: () => [],
+          allowedOrigins: () => [],
+          routes: (a) => {
+            routes = mcpHttpRoutes(a, make);
+          },
+        });
+        let server;
+        try {
+          server = await listen(app, opts.host, port);
+        } catch (err) {
+          if (err instanceof PortInUseError) throw new CliError(err.message);
+          throw err;
+        }
+        bound = port;
+        process.stderr.write(`sous mcp: Streamable HTTP at http://${opts.host}:${port}/mcp, legacy SSE at /sse (Ctrl-C to stop)\n`);
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            void routes?.close();
+            server.close(() => resolve());
+            server.closeAllConnections();
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+      }),
+    );
+}
