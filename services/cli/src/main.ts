@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { SOUS_VERSION } from '@sous/protocol';
-import { registerCommands } from './commands';
 
 const program = new Command('sous')
   .description('Sous: a local preparation engine for AI coding agents')
   .version(SOUS_VERSION)
   .showHelpAfterError('(run with --help for usage)');
 
-registerCommands(program);
+// `sous mcp` is started by agents on every session: it loads only its own command (cold start).
+const onlyMcp = process.argv[2] === 'mcp';
+const registered = onlyMcp
+  ? import('./commands/mcp.js').then((m) => m.registerMcpCommand(program))
+  : import('./commands/index.js').then((m) => m.registerCommands(program));
 
 // `sous config keys | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -16,7 +19,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+registered.then(() => program.parseAsync(process.argv)).catch((err: unknown) => {
   process.stderr.write(`sous: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type McpToolNameStyle, type SousPaths } from '@sous/config';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createApp, isLoopbackHost, listen, PortInUseError } from '@sous/http';
-import { createLogger } from '@sous/logging';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { DEFAULT_CONTEXT_PORT, DEFAULT_HOST, SOUS_VERSION } from '@sous/protocol';
 import { DaemonClient } from '@sous/runtime';
@@ -10,7 +8,6 @@ import { CliError } from '../cli-error';
 import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
-import { ensureDaemon } from './up';
 
 interface McpOptions { path?: string; transport: string; host: string; port?: string; allowRemote?: boolean }
 
@@ -31,7 +28,8 @@ function toolNames(paths: SousPaths): McpToolNameStyle {
 function daemonFor(paths: SousPaths): () => Promise<DaemonClient> {
   let client: Promise<DaemonClient> | undefined;
   return () => {
-    client ??= ensureDaemon(paths, { autoPort: true }).then((up) => new DaemonClient(up.url, 10_000, { 'x-sous-client': 'mcp' }));
+    // Loaded on first use: starting a daemon needs setup and process control, listing tools does not.
+    client ??= import('./up.js').then(({ ensureDaemon }) => ensureDaemon(paths, { autoPort: true })).then((up) => new DaemonClient(up.url, 10_000, { 'x-sous-client': 'mcp' }));
     return client;
   };
 }
@@ -70,6 +68,8 @@ export function registerMcpCommand(program: Command): void {
           return;
         }
 
+        const { createApp, isLoopbackHost, listen, PortInUseError } = await import('@sous/http');
+        const { createLogger } = await import('@sous/logging');
         const port = opts.port === undefined ? DEFAULT_CONTEXT_PORT : Number(opts.port);
         if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be an integer between 1 and 65535 (found ${opts.port})`, 2);
         if (!isLoopbackHost(opts.host) && !opts.allowRemote) {
