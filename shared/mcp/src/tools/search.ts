@@ -62,6 +62,8 @@ async function queueWarm(ctx: ToolContext, paths: string[]): Promise<{ queued: t
 }
 
 const topN = Joi.number().integer().min(1).max(MAX_TOP_N);
+/** Snippet budget of a search unless the agent asks for more: results go into an agent's context. */
+export const SEARCH_BUDGET_TOKENS = 4000;
 
 const search = defineTool<{ query: string; top_n: number; budget_tokens?: number }>({
   id: 'search',
@@ -71,7 +73,7 @@ const search = defineTool<{ query: string; top_n: number; budget_tokens?: number
   input: Joi.object({
     query: Joi.string().trim().min(1).max(MAX_PROMPT_CHARS).required().description('what to look for: a question, symbol, path or traceback'),
     top_n: topN.default(10),
-    budget_tokens: Joi.number().integer().min(1).max(1_000_000).description('fit the snippets into this many tokens'),
+    budget_tokens: Joi.number().integer().min(1).max(1_000_000).default(SEARCH_BUDGET_TOKENS).description(`fit the snippets into this many tokens (default ${SEARCH_BUDGET_TOKENS}: an agent's context is precious)`),
   }),
   readOnly: true,
   async run(args, ctx) {
