@@ -3,6 +3,10 @@
  * Supervisor entry point, started detached by `sous up`: runs the daemon as a child process and
  * restarts it after a crash with exponential backoff. Same flags as the daemon.
  *
+ * A daemon that stops answering `/status` for SOUS_SUPERVISOR_HUNG_MS (default 3 minutes: far above
+ * any legitimate pause, such as the first write to the embedded store) is killed and restarted like
+ * a crashed one: a hung daemon is worse than a restarted one.
+ *
  * A daemon that exits 2 refused to start (busy port, locked store, invalid config): restarting
  * would not help, so the supervisor records the reason and stops. After MAX_FAST_CRASHES crashes in
  * a row that each lived less than STABLE_MS it gives up too, rather than spin.
@@ -18,6 +22,8 @@ const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
 const MAX_FAST_CRASHES = 8;
 const STOP_TIMEOUT_MS = 20_000;
+const HUNG_MS = Number(process.env.SOUS_SUPERVISOR_HUNG_MS) > 0 ? Number(process.env.SOUS_SUPERVISOR_HUNG_MS) : 180_000;
+const PROBE_EVERY_MS = Math.min(15_000, Math.max(250, Math.floor(HUNG_MS / 4)));
 
 const args = process.argv.slice(2);
 const options = parseProcessOptions(args, process.env, { port: DEFAULT_DAEMON_PORT });
@@ -56,7 +62,22 @@ function startChild(): void {
     const lines = chunk.toString('utf8').trim().split('\n');
     lastLine = lines[lines.length - 1] ?? lastLine;
   });
+  // Liveness: the time of the last /status answer (or of the start); past HUNG_MS without one, kill.
+  let lastAnswer = Date.now();
+  const probe = setInterval(() => {
+    if (options.port === 0) return;
+    fetch(`http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}/status`, { signal: AbortSignal.timeout(PROBE_EVERY_MS) }).then(
+      () => (lastAnswer = Date.now()),
+      () => {
+        if (Date.now() - lastAnswer < HUNG_MS || stopping) return;
+        errOut.write(`sous supervisor: the daemon did not answer /status for ${Math.round(HUNG_MS / 1000)} s; restarting it\n`);
+        lastLine = `the daemon stopped answering for ${Math.round(HUNG_MS / 1000)} s and was restarted`;
+        proc.kill('SIGKILL');
+      },
+    );
+  }, PROBE_EVERY_MS);
   proc.once('exit', (code, signal) => {
+    clearInterval(probe);
     errOut.end();
     child = undefined;
     state.daemon_pid = null;
