@@ -14,8 +14,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createSousMcpServer, NAME_RULE, sousToolRegistry, type ToolNameStyle } from '@sous/mcp';
 import { DaemonClient } from '@sous/runtime';
 import { embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
-import { git, makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
+import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
 import { until } from './support/wait';
+import { makeRenameDriftRepo } from './support/prepared-work';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- structured results are checked field by field
 type Structured = Record<string, any>;
@@ -25,7 +26,6 @@ interface Called {
   data: Structured;
 }
 
-const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` before starting.', '', 'See also `startServer`.', ''].join('\n');
 const IDS = sousToolRegistry().ids();
 
 /** Valid arguments for every tool, for the daemon-down checks (card and job ids need not exist there). */
@@ -111,15 +111,7 @@ describe('MCP tools over a real daemon', () => {
   }
 
   beforeAll(async () => {
-    repo = makeGitRepo();
-    writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { parseConfig } from './config';\nexport function startServer(raw: string) {\n  return parseConfig(raw);\n}\n");
-    writeFile(repo, 'docs/guide.md', GUIDE);
-    git(repo, ['add', '-A']);
-    git(repo, ['commit', '-q', '-m', 'config and guide']);
-    writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { loadConfig } from './config';\nexport function startServer(raw: string) {\n  return loadConfig(raw);\n}\n");
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+    repo = makeRenameDriftRepo();
     before = gitSnapshot(repo);
     env = embeddedEnv();
     port = await freePort();

@@ -9,6 +9,7 @@ import { rawRequest } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { embeddedTopology } from './support/topologies';
 import { until } from './support/wait';
+import { warmCycle } from './support/prepared-work';
 
 const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
 
@@ -20,13 +21,7 @@ describe('preparation with and without a model backend, and when the machine is 
   const get = (p: string) => rawRequest({ port, path: p });
 
   async function prepare(): Promise<void> {
-    const res = await rawRequest({ port, method: 'POST', path: '/prepare' });
-    expect(res.status).toBe(202);
-    const job = await until(async () => {
-      const j = (await get(`/jobs/${res.json.job.id}`)).json.job;
-      return ['completed', 'failed', 'timed_out', 'cancelled'].includes(j?.state) ? j : undefined;
-    }, 60_000, 100);
-    expect(job.state).toBe('completed');
+    expect((await warmCycle(port)).state).toBe('completed');
   }
 
   beforeAll(async () => {

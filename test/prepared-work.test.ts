@@ -11,9 +11,10 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, freePort, gitSnapshot, sous } from './support/cli';
 import { rawRequest } from './support/http';
-import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
+import { git, rmTempDir, writeFile } from './support/tmp';
 import { embeddedTopology, serverTopology } from './support/topologies';
 import { until } from './support/wait';
+import { GUIDE, makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 
 interface Card {
   id: string;
@@ -23,8 +24,6 @@ interface Card {
   actions: string[];
   diagnostic?: { state: string; state_reason: string | null; score_parts: { usefulness: number } };
 }
-
-const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` before starting.', '', 'See also `startServer`.', ''].join('\n');
 
 describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work through the daemon, $name', (topology) => {
   let repo: string;
@@ -38,13 +37,7 @@ describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work t
 
   /** Queues a warm cycle and waits for its job to finish. */
   async function prepare(): Promise<Record<string, unknown>> {
-    const res = await post('/prepare', {});
-    expect(res.status).toBe(202);
-    const id = res.json.job.id as string;
-    const job = await until(async () => {
-      const j = (await get(`/jobs/${id}`)).json.job;
-      return ['completed', 'failed', 'timed_out', 'cancelled'].includes(j?.state) ? j : undefined;
-    }, 60_000, 100);
+    const job = await warmCycle(port);
     expect(job).toMatchObject({ state: 'completed' });
     return job.result as Record<string, unknown>;
   }
@@ -53,15 +46,7 @@ describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work t
   const byKind = (cards: Card[], kind: string) => cards.find((c) => c.kind === kind);
 
   beforeAll(async () => {
-    repo = makeGitRepo();
-    writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { parseConfig } from './config';\nexport function startServer(raw: string) {\n  return parseConfig(raw);\n}\n");
-    writeFile(repo, 'docs/guide.md', GUIDE);
-    git(repo, ['add', '-A']);
-    git(repo, ['commit', '-q', '-m', 'config and guide']);
-    writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { loadConfig } from './config';\nexport function startServer(raw: string) {\n  return loadConfig(raw);\n}\n");
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+    repo = makeRenameDriftRepo();
     before = gitSnapshot(repo);
     env = await topology.env();
     port = await freePort();

@@ -19,7 +19,7 @@ const path = require('node:path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
-const { round, summary } = require('./stats');
+const { round, summary, renderRows } = require('./stats');
 const { ensureCorpus } = require('./retrieval/corpus');
 const { loadFixtures, fixturePackages } = require('./retrieval/quality');
 const { PROMPTS } = require('./retrieval/prompts');
@@ -303,8 +303,7 @@ function renderTable(r) {
       ]);
     }
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return renderRows(rows);
 }
 
 exports.run = async function run(args) {

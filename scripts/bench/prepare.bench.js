@@ -13,7 +13,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { round } = require('./stats');
+const { round, renderRows } = require('./stats');
 const { ensureCorpus } = require('./retrieval/corpus');
 const { loadFixtures, fixturePackages } = require('./retrieval/quality');
 
@@ -235,8 +235,7 @@ function renderTable(r) {
   rows.push(['peak RSS after cycles 1-2 (child)', `${mb(r.cycles_max_rss_kb)} MB`, '', '']);
   // The restart builds a second index while the first is still reachable: a benchmark artefact.
   rows.push(['peak RSS at the end (child, two indexes)', `${mb(r.max_rss_kb)} MB`, '', '']);
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return renderRows(rows);
 }
 
 exports.run = async function run(args) {

@@ -12,4 +12,10 @@ function summary(values) {
 function round(x) {
   return Math.round(x * 100) / 100;
 }
-module.exports = { percentile, summary, round };
+/** Rows of cells as aligned columns (the last column is not padded), one line each. */
+function renderRows(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+module.exports = { percentile, summary, round, renderRows };

@@ -171,9 +171,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       logger,
       ...configHostPolicy(() => config, () => port),
       routes: (a) => {
-        // A request from one of Sous's own integrations (MCP, proxy) is an Auto Focus signal.
+        // Sous's own integrations at work for this workspace (an MCP or context request, or any client
+        // naming itself with X-Sous-Client) are an Auto Focus signal.
         a.use((req, _res, next) => {
-          if (req.get('x-sous-client') !== undefined || req.path === '/mcp') focus.noteIntegration();
+          if (req.get('x-sous-client') !== undefined || req.path === '/mcp' || req.path === '/v1/context') focus.noteIntegration();
           next();
         });
         cockpitRoutes(a);

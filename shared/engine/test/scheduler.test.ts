@@ -58,10 +58,11 @@ describe('cycle scheduler', () => {
 describe('idle check (compute.idle_only)', () => {
   const busy = async () => 0.9;
   const quiet = async () => 0.1;
+  const cpuOnly = (cpu: () => Promise<number>) => ({ cpu, gpu: async () => null });
 
   test('with idle_only, a busy system defers and says why; a quiet one runs', async () => {
-    expect(await idleRefusal({ idle_only: true, idle_cpu_threshold: 0.6 }, busy)).toBe('CPU load 0.90 is at or above compute.idle_cpu_threshold 0.6');
-    expect(await idleRefusal({ idle_only: true, idle_cpu_threshold: 0.6 }, quiet)).toBeNull();
+    expect(await idleRefusal({ idle_only: true, idle_cpu_threshold: 0.6 }, cpuOnly(busy))).toBe('CPU load 0.90 is at or above compute.idle_cpu_threshold 0.6');
+    expect(await idleRefusal({ idle_only: true, idle_cpu_threshold: 0.6 }, cpuOnly(quiet))).toBeNull();
   });
 
   test('a busy GPU defers too, when its load can be read; an unreadable one does not block', async () => {
@@ -72,7 +73,7 @@ describe('idle check (compute.idle_only)', () => {
   });
 
   test('without idle_only, load does not matter', async () => {
-    expect(await idleRefusal({ idle_only: false, idle_cpu_threshold: 0.6 }, busy)).toBeNull();
+    expect(await idleRefusal({ idle_only: false, idle_cpu_threshold: 0.6 }, cpuOnly(busy))).toBeNull();
   });
 
   test('the system load is a fraction of all cores', async () => {

@@ -158,6 +158,9 @@ export class ToolRegistry {
 }
 
 /** The JSON Schema MCP lists for a joi object schema (always an object schema, as MCP requires). */
+/** The input of a tool that takes no arguments. */
+export const NO_ARGS = Joi.object({});
+
 /** Converted once per schema: tools are listed on every connection. */
 const jsonSchemas = new WeakMap<Joi.ObjectSchema, Tool['inputSchema']>();
 

@@ -13,11 +13,6 @@ const changesQuery = Joi.object({
  * for context processes that cannot open the embedded store themselves (docs/http-api.md).
  */
 export function indexRoutes(app: Express, ctx: DaemonContext): void {
-  // A context request is Sous's own integration at work for this workspace: an Auto Focus signal.
-  app.use('/v1/context', (_req, _res, next) => {
-    ctx.focus.noteIntegration();
-    next();
-  });
   contextRoutes(app, {
     query: (prompt, options) => ctx.index.live.query(prompt, options),
     status: () => {

@@ -10,10 +10,9 @@ import type { DaemonContext } from '../daemon';
  * on the first request). Never a key: profiles show the variable name only. docs/http-api.md.
  */
 export function resourceRoutes(app: Express, ctx: DaemonContext): void {
-  // Probed once, in the background from the start, so the first request does not wait for it.
+  // Probed once, on the first request: a daemon nobody asks pays nothing for it.
   let hardware: Promise<HardwareSnapshot> | undefined;
   const hardwareProbe = (): Promise<HardwareSnapshot> => (hardware ??= probeHardware());
-  setTimeout(() => void hardwareProbe(), 5000).unref();
   app.get('/resources', async (_req, res) => {
     const config = ctx.config();
     const snapshot = await hardwareProbe();

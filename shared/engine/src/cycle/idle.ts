@@ -61,14 +61,13 @@ const SYSTEM_PROBES: LoadProbes = { cpu: () => systemCpuLoad(), gpu: () => gpuLo
  */
 export async function idleRefusal(
   compute: { idle_only: boolean; idle_cpu_threshold: number; idle_gpu_threshold?: number },
-  probes: LoadProbes | (() => Promise<number>) = SYSTEM_PROBES,
+  probes: LoadProbes = SYSTEM_PROBES,
 ): Promise<string | null> {
   if (!compute.idle_only) return null;
-  const p: LoadProbes = typeof probes === 'function' ? { cpu: probes, gpu: async () => null } : probes;
-  const cpu = await p.cpu();
+  const cpu = await probes.cpu();
   if (cpu >= compute.idle_cpu_threshold) return `CPU load ${cpu.toFixed(2)} is at or above compute.idle_cpu_threshold ${compute.idle_cpu_threshold}`;
   if (compute.idle_gpu_threshold !== undefined) {
-    const gpu = await p.gpu();
+    const gpu = await probes.gpu();
     if (gpu !== null && gpu >= compute.idle_gpu_threshold) return `GPU load ${gpu.toFixed(2)} is at or above compute.idle_gpu_threshold ${compute.idle_gpu_threshold}`;
   }
   return null;

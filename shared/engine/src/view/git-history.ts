@@ -7,6 +7,7 @@ import { parsePatch, type StructuredPatch } from 'diff';
 import { runGit, tryGit, type ScopePolicy } from '@sous/retrieval';
 import { redactText } from '@sous/protocol';
 import { buildHistoryIndex, type HistoryIndex } from './history-index';
+import { LOG_FORMAT, parseLog } from './git-log';
 
 /** One hunk of a file diff; `lines` keep their ` `, `+`, `-` prefixes. */
 export interface DiffHunk {
@@ -56,9 +57,6 @@ export interface GitHistory {
   history(): Promise<HistoryIndex>;
 }
 
-const RECORD = '\x1e';
-const FIELD = '\x1f';
-const LOG_FORMAT = `${RECORD}%H${FIELD}%ct${FIELD}%s`;
 /** Paths passed to one git command at most (keeps command lines short). */
 const PATHS_PER_CALL = 200;
 
@@ -149,20 +147,6 @@ function splitZ(text: string): string[] {
   return text.split('\0').filter((s) => s !== '');
 }
 
-/** `git log --format=<LOG_FORMAT> -z` with names: one entry per commit, its names (or name-status fields). */
-function parseLog(text: string): Array<{ ref: CommitRef; files: string[] }> {
-  const out: Array<{ ref: CommitRef; files: string[] }> = [];
-  for (const record of text.split(RECORD)) {
-    if (record.trim() === '') continue;
-    const [header = '', ...rest] = record.split('\0');
-    // With -z the first file name follows the header after a newline.
-    const [meta = '', firstFile] = header.split('\n');
-    const [sha = '', ct = '0', subject = ''] = meta.split(FIELD);
-    const files = [...(firstFile ? [firstFile] : []), ...rest].map((f) => f.replace(/^\n/, '')).filter((f) => f !== '');
-    out.push({ ref: { sha, time: Number(ct) * 1000, subject }, files });
-  }
-  return out;
-}
 
 /** Parses git's unified diff output into file diffs (renames and new/deleted files recognised). */
 export function parseGitPatch(text: string): FileDiff[] {

@@ -7,6 +7,7 @@
 import type { ScopePolicy } from '@sous/retrieval';
 import { runGit } from '@sous/retrieval';
 import type { CommitRef } from './git-history';
+import { FIELD, LOG_FORMAT as FORMAT, RECORD, parseLog } from './git-log';
 
 /** Commits read: the same window as the index's git signals. */
 export const HISTORY_WINDOW = 500;
@@ -26,9 +27,6 @@ export interface HistoryIndex {
   removing(word: string): readonly CommitRef[];
 }
 
-const RECORD = '\x1e';
-const FIELD = '\x1f';
-const FORMAT = `${RECORD}%H${FIELD}%ct${FIELD}%s`;
 const PATHS_PER_CALL = 200;
 /** Words, whole when hyphenated (`dry-run`) and in parts. */
 const WORD = /[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
@@ -40,15 +38,10 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
   const removalPaths = new Set<string>();
   // Names and statuses only: no file content is read for this pass.
   const names = await runGit(root, ['log', `-n${window}`, '--no-merges', `--format=${FORMAT}`, '--name-status', '-z', '--no-renames']);
-  for (const record of names.split(RECORD)) {
-    if (record.trim() === '') continue;
-    const [header = '', ...rest] = record.split('\0');
-    const [meta = '', first] = header.split('\n');
-    const [sha = '', ct = '0', subject = ''] = meta.split(FIELD);
-    const ref: CommitRef = { sha, time: Number(ct) * 1000, subject: redact(subject) };
-    position.set(sha, commits.length);
+  for (const { ref: raw, files: fields } of parseLog(names)) {
+    const ref: CommitRef = { ...raw, subject: redact(raw.subject) };
+    position.set(ref.sha, commits.length);
     commits.push(ref);
-    const fields = [...(first ? [first] : []), ...rest].map((f) => f.replace(/^\n/, '')).filter((f) => f !== '');
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const status = fields[i] as string;
       const path = fields[i + 1] as string;

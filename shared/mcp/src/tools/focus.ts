@@ -4,7 +4,7 @@
  * action for the current workspace (the one this server is scoped to), and answer with the new one.
  */
 import Joi from 'joi';
-import { defineTool, toolResult, type ToolContext, type ToolDefinition, type ToolResult } from '../registry';
+import { NO_ARGS, defineTool, toolResult, type ToolContext, type ToolDefinition, type ToolResult } from '../registry';
 import { FOCUS_MODES, seg } from './wire';
 
 interface FocusState {
@@ -37,13 +37,12 @@ async function act(ctx: ToolContext, action: 'work-here' | 'pin' | 'unpin' | 'pa
   return answer(await ctx.daemon.post<FocusState>(`/focus/workspaces/${seg(workspace)}/${action}`, {}), done);
 }
 
-const noArgs = Joi.object({});
 
 const status = defineTool<Record<string, never>>({
   id: 'focus.status',
   title: 'Auto Focus status',
   description: 'Whether Sous works on this repository in the background now, and if not why and what would change it. Call it when the dashboard stays empty or preparation seems idle.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     return answer(await ctx.daemon.get<FocusState>('/focus'));
@@ -54,7 +53,7 @@ const workHere = defineTool<Record<string, never>>({
   id: 'focus.work_here',
   title: 'Work here',
   description: 'Makes this repository the one Sous prepares for now (beats Auto Focus and a pin elsewhere, until another work-here or pin). Call it when the user says to focus on this repository.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: false,
   run: (_args, ctx) => act(ctx, 'work-here', 'This workspace is marked work-here.'),
 });
@@ -72,7 +71,7 @@ const pause = defineTool<Record<string, never>>({
   id: 'focus.pause_current_workspace',
   title: 'Pause this workspace',
   description: 'Stops Sous from reading or preparing anything in this repository until resumed (the index answers from what it holds). Call it when the user asks Sous to stay out of this repository.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: false,
   run: (_args, ctx) => act(ctx, 'pause', 'This workspace is paused.'),
 });
@@ -81,7 +80,7 @@ const resume = defineTool<Record<string, never>>({
   id: 'focus.resume_current_workspace',
   title: 'Resume this workspace',
   description: 'Ends a pause of this repository: Sous catches up with what changed and Auto Focus decides again whether it prepares here.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: false,
   run: (_args, ctx) => act(ctx, 'resume', 'This workspace is resumed.'),
 });

@@ -4,7 +4,7 @@
  * snapshots (`GET /status`, `/resources`, `/jobs`, `/focus`; docs/http-api.md, docs/focus.md).
  */
 import Joi from 'joi';
-import { defineTool, toolResult, type ToolDefinition } from '../registry';
+import { NO_ARGS, defineTool, toolResult, type ToolDefinition } from '../registry';
 import { JOB_STATES, query, seg } from './wire';
 
 /** The parts of `GET /status` the tools read (the full body is passed through). */
@@ -53,13 +53,12 @@ function deferredText(deferred: unknown): string | undefined {
   return typeof reason === 'string' ? reason : JSON.stringify(deferred);
 }
 
-const noArgs = Joi.object({});
 
 const status = defineTool<Record<string, never>>({
   id: 'status',
   title: 'Sous status',
   description: 'Health and readiness of Sous for this repository: index state, the last preparation cycle, whether the model takes part, and Auto Focus. Call it when a tool answers unexpectedly or before relying on fresh cards.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const s = await ctx.daemon.get<DaemonStatus>('/status');
@@ -77,7 +76,7 @@ const resources = defineTool<Record<string, never>>({
   id: 'resources.status',
   title: 'Runtime and device inventory',
   description: 'The model backend, hardware tier, CPU, GPU, local model runtimes and compute limits Sous works within. Call it to explain why preparation is slow, deferred or heuristic-only.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const r = await ctx.daemon.get<{
@@ -157,7 +156,7 @@ const sources = defineTool<Record<string, never>>({
   id: 'sources.status',
   title: 'Source health',
   description: 'Health of what Sous prepares from: the repository index and watcher, the store, the job queue, the model backend and the config file. Call it when cards look outdated or missing.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const list = sourcesOf(await ctx.daemon.get<DaemonStatus>('/status'));

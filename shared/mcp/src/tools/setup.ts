@@ -7,7 +7,7 @@
  */
 import Joi from 'joi';
 import { BUNDLE_DIMENSIONS, BUNDLE_IDS, getBundle, isBundleId, recommendBundle, type HardwareSnapshot, type PolicyBundle, type Recommendation } from '@sous/setup';
-import { defineTool, toolResult, type ToolContext, type ToolDefinition } from '../registry';
+import { NO_ARGS, defineTool, toolResult, type ToolContext, type ToolDefinition } from '../registry';
 import type { DaemonStatus } from './operations';
 
 /** `GET /resources` → `hardware`: the daemon's probe, reshaped (services/daemon/src/routes/resources.ts). */
@@ -73,13 +73,12 @@ async function snapshots(ctx: ToolContext): Promise<{ status: DaemonStatus; reso
 
 const applyCommand = (root: string, bundle: string): string => `sous setup apply ${bundle} --path ${root}`;
 
-const noArgs = Joi.object({});
 
 const status = defineTool<Record<string, never>>({
   id: 'setup.status',
   title: 'Setup status',
   description: 'Whether Sous is set up well for this repository: the active policy bundle against the recommended one, the hardware tier, the model backend and the index. Call it when the user asks how Sous is configured.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const { status: s, resources: r, recommendation: rec } = await snapshots(ctx);
@@ -106,7 +105,7 @@ const recommend = defineTool<Record<string, never>>({
   id: 'setup.recommend',
   title: 'Recommend a policy bundle',
   description: 'The hardware tier, the recommended policy bundle, the score of all seven and the reasoning trail, from the hardware the daemon probed. Call it when the user asks which bundle fits this machine.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const { status: s, recommendation: rec } = await snapshots(ctx);
@@ -200,7 +199,7 @@ const questions = defineTool<Record<string, never>>({
   id: 'setup.questions',
   title: 'Open setup questions',
   description: 'The decisions setup leaves to the user (policy bundle, model backend, privacy scope, Auto Focus), each with why it matters, the choices, the recommended one and how to answer. Ask the user these; do not decide for them.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const { status: s, resources: r, recommendation: rec } = await snapshots(ctx);
@@ -235,7 +234,7 @@ const policy = defineTool<Record<string, never>>({
   id: 'policy.show',
   title: 'Current policy',
   description: 'The active policy bundle and its posture (local or cloud), runtime, spend, latency, privacy and context-injection settings, plus whether the model takes part now. Call it before suggesting work that would send code off the machine.',
-  input: noArgs,
+  input: NO_ARGS,
   readOnly: true,
   async run(_args, ctx) {
     const s = await ctx.daemon.get<DaemonStatus>('/status');
