@@ -123,6 +123,34 @@ describe.each([
     expect(text.status).toBe(415);
   });
 
+  test('a repeated request gets the same answer, never past the Host and Origin guards, never once the index moved', async () => {
+    const body = JSON.stringify({ prompt: 'getUserName lookup for the report', top_n: 2 });
+    const first = await ask(body);
+    expect(first.status).toBe(200);
+    const again = await ask(body);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    // The same request in other words (whitespace) is parsed and answered alike.
+    const spaced = await ask(`  ${body}\n`);
+    expect(spaced.json.items).toEqual(first.json.items);
+    const json = { 'content-type': 'application/json' };
+    const rebound = await rawRequest({ port, method: 'POST', path: '/v1/context', headers: { ...json, host: 'evil.example' }, body });
+    expect(rebound.status).toBe(403);
+    expect(rebound.json.error.code).toBe('forbidden_host');
+    const crossSite = await rawRequest({ port, method: 'POST', path: '/v1/context', headers: { ...json, origin: 'https://evil.example' }, body });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.json.error.code).toBe('forbidden_origin');
+    // An error is never kept as an answer.
+    for (let i = 0; i < 2; i++) expect((await ask('{"prompt": ')).json.error.code).toBe('invalid_json');
+    for (let i = 0; i < 2; i++) expect((await ask('"getUserName"')).json.error.code).toBe('invalid_json');
+    writeFile(repo, 'src/lookup.ts', 'export function lookupReportUser() {\n  return 1;\n}\n');
+    const moved = await until(async () => {
+      const res = await ask(body);
+      return res.json.stats?.generation > first.json.stats.generation ? res : undefined;
+    }, 10_000);
+    expect(moved.status).toBe(200);
+  });
+
   test('sous context asks the running daemon instead of opening the store', async () => {
     const res = await sous(['context', '--path', repo, '--prompt', 'getUserName', '--json'], { env });
     expect(res.code).toBe(0);
@@ -156,7 +184,7 @@ describe.each([
   test('the repository is as the test left it: Sous wrote nothing there', () => {
     const after = gitSnapshot(repo);
     expect(after.head).toBe(before.head);
-    // The only change is the file the save test wrote.
-    expect(after.porcelain.split('\n').filter((l) => l && !before.porcelain.includes(l))).toEqual(['?? src/ledger.ts']);
+    // The only changes are the files the tests wrote.
+    expect(after.porcelain.split('\n').filter((l) => l && !before.porcelain.includes(l)).sort()).toEqual(['?? src/ledger.ts', '?? src/lookup.ts']);
   });
 });

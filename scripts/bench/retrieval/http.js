@@ -261,10 +261,11 @@ async function stopContext(child) {
 }
 
 /**
- * All HTTP figures for the corpus at `repo`. `samples` save-to-visible probes, `requests` per
- * closed-loop level, `openRequests` per open-loop level. Each figure is a value or `{ na: reason }`.
+ * All HTTP figures for the corpus at `repo`. `samples` save-to-visible probes; `requests` calls
+ * for 1 client and for unique prompts, `closedRequests` for 50 clients with repeated prompts (and
+ * the reference), `openRequests` per open-loop level. Each figure is a value or `{ na: reason }`.
  */
-async function httpFigures(repo, { samples = 20, requests = 400, openRequests = 2000, log = () => {} } = {}) {
+async function httpFigures(repo, { samples = 20, requests = 400, closedRequests = 4000, openRequests = 2000, log = () => {} } = {}) {
   const na = (reason) => ({ na: reason });
   const contextKeys = ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'latencyOpen', 'latencyOpenUnique', 'reference', 'visible'];
   const out = { ready: na('not run'), daemonMemory: na('not run'), ...Object.fromEntries(contextKeys.map((k) => [k, na('not run')])) };
@@ -298,7 +299,7 @@ async function httpFigures(repo, { samples = 20, requests = 400, openRequests = 
     await loadTest(ctxPort, 1, 20); // warm-up
     out.latency1 = await loadTest(ctxPort, 1, requests);
     log('context: 50 clients');
-    out.latency50 = await loadTest(ctxPort, 50, requests);
+    out.latency50 = await loadTest(ctxPort, 50, closedRequests);
     log('context: 50 clients, unique prompts');
     out.latency50Unique = await loadTest(ctxPort, 50, requests, true);
     log('context: open loop, 50 clients x 10/s');
@@ -306,7 +307,7 @@ async function httpFigures(repo, { samples = 20, requests = 400, openRequests = 
     log('context: open loop, 50 clients x 10/s, unique prompts');
     out.latencyOpenUnique = await openLoopTest(ctxPort, { clients: 50, intervalMs: 100, count: openRequests, unique: true });
     log('reference: node:http hello-world');
-    out.reference = await referenceFigures(context.answerBytes, { clients: 50, count: requests, openCount: openRequests });
+    out.reference = await referenceFigures(context.answerBytes, { clients: 50, count: closedRequests, openCount: openRequests });
     log('context: save-to-visible');
     out.visible = await saveToVisible(repo, ctxPort, samples);
     out.contextMemory = contextMemory(context.child) || na('context process not found');

@@ -174,7 +174,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         // Sous's own integrations at work for this workspace (an MCP or context request, or any client
         // naming itself with X-Sous-Client) are an Auto Focus signal.
         a.use((req, _res, next) => {
-          if (req.get('x-sous-client') !== undefined || req.path === '/mcp' || req.path === '/v1/context') focus.noteIntegration();
+          // (`/v1/context` notes its requests itself: repeats are answered before this middleware.)
+          if (req.path !== '/v1/context' && (req.get('x-sous-client') !== undefined || req.path === '/mcp')) focus.noteIntegration();
           next();
         });
         cockpitRoutes(a);

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type Response, type NextFunction }
 import { ApiError } from '@sous/protocol';
 import type { Logger } from '@sous/logging';
 import { errorHandler, notFoundHandler } from './errors';
+import { enableFastLanes } from './fast-lane';
 import { hostGuard, originGuard, type HostPolicy } from './guards';
 
 /** Default request body limit for every Sous HTTP surface (bytes). */
@@ -24,6 +25,7 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  enableFastLanes(app, options);
   app.use(hostGuard(options));
   app.use(originGuard(options));
   app.use(requireJsonContentType);

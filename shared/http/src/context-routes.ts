@@ -1,8 +1,10 @@
-import type { Express, Response } from 'express';
+import type * as http from 'node:http';
+import type { Express, Request } from 'express';
 import Joi from 'joi';
 import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
 import { scopeKey, type ScopePolicy } from '@sous/retrieval';
 import { validate } from './errors';
+import { addFastLane, type FastLane } from './fast-lane';
 import { TurnQueue } from './turn-queue';
 
 /** One ranked file as the index returns it (the retrieval package's `ContextItem`). */
@@ -125,16 +127,22 @@ type IndexStatus = ReturnType<ContextSource['status']>;
 
 /** The status when the index can answer; otherwise the 503 that says why and what to do. */
 function available(status: IndexStatus): IndexStatus & { state: 'indexing' | 'ready' | 'failed' } {
+  const reason = unavailable(status);
+  if (reason !== undefined) throw reason;
+  return status as IndexStatus & { state: 'indexing' | 'ready' | 'failed' };
+}
+
+function unavailable(status: IndexStatus): ApiError | undefined {
   if (status.state === null && status.error !== null) {
-    throw new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
+    return new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
   }
   if (status.state === null || (status.state === 'indexing' && status.files_indexed === 0)) {
-    throw new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
+    return new ApiError('unavailable', 'the repository index is not ready yet (the daemon is still building it); retry in a few seconds', 'index', { index_state: status.state });
   }
   if (status.state === 'failed' && status.files_indexed === 0) {
-    throw new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
+    return new ApiError('unavailable', `the repository index failed: ${status.error ?? 'see sous logs'}`, 'index', { index_state: status.state });
   }
-  return status as IndexStatus & { state: 'indexing' | 'ready' | 'failed' };
+  return undefined;
 }
 
 /** The answer depends on the request, the index generation and the privacy scope. */
@@ -142,27 +150,97 @@ function answerKey(status: IndexStatus, policy: ScopePolicy, body: ContextBody):
   return JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
 }
 
+/** The same by the request body's exact text: a repeat is found without parsing or validating it. */
+function textKey(status: IndexStatus, policy: ScopePolicy, raw: string): string {
+  return `${status.generation}\u0000${status.state}\u0000${policyKey(policy)}\u0000${raw}`;
+}
+
 /** Sends serialized JSON as is: no re-encoding and no ETag hash (a POST answer is never revalidated). */
-function sendJson(res: Response, body: Buffer): void {
+function sendJson(res: http.ServerResponse, body: Buffer): void {
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
   res.end(body);
+}
+
+/** Largest body the fast lane reads itself; larger ones go through express and its own limit. */
+const FAST_LANE_MAX_BODY_BYTES = 256 * 1024;
+const JSON_UTF8 = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+/** The body text the fast lane read before handing the request on to express. */
+const RAW_BODY = Symbol('sous.rawBody');
+type RawBodyRequest = http.IncomingMessage & { [RAW_BODY]?: string };
+
+/**
+ * The fast lane of `POST /v1/context` (see fast-lane.ts): reads the body and, when the same text
+ * was answered under the current index generation, sends that answer. Anything else goes on to
+ * express with the text read here, where it is parsed, validated and answered as usual.
+ */
+function contextFastLane(repeat: (raw: string) => Buffer | undefined, onRequest: () => void): FastLane {
+  return (req, res, app) => {
+    if (req.method !== 'POST' || req.url !== '/v1/context') return false;
+    const length = Number(req.headers['content-length']);
+    if (!(length > 0 && length <= FAST_LANE_MAX_BODY_BYTES) || req.headers['transfer-encoding'] !== undefined || req.headers['content-encoding'] !== undefined) return false;
+    if (!JSON_UTF8.test(req.headers['content-type'] ?? '')) return false;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('error', () => undefined); // a client that hangs up mid-body: nothing to answer
+    req.on('end', () => {
+      const raw = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+      const answer = repeat(raw);
+      if (answer !== undefined) {
+        onRequest();
+        sendJson(res, answer);
+        return;
+      }
+      // body-parser leaves alone a request whose body was read; the route parses this text.
+      (req as RawBodyRequest)[RAW_BODY] = raw;
+      void app(req as Request, res as Parameters<Express>[1]);
+    });
+    return true;
+  };
+}
+
+/** The request body: parsed by body-parser, or the fast lane's text parsed as strictly. */
+function requestBody(req: Request): unknown {
+  const raw = (req as RawBodyRequest)[RAW_BODY];
+  if (raw === undefined) return req.body;
+  const first = /\S/.exec(raw)?.[0];
+  try {
+    // body-parser's `strict`: only an object or an array at the top.
+    if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
+    return JSON.parse(raw) as unknown;
+  } catch (err) {
+    throw Object.assign(err instanceof Error ? err : new SyntaxError(String(err)), { type: 'entity.parse.failed', status: 400 });
+  }
+}
+
+export interface ContextRouteOptions {
+  /** Called for every request (Auto Focus counts them as integration activity). */
+  onRequest?: () => void;
+}
+
+/** An answer with the index status and policy it was made under (its cache keys). */
+interface Answer {
+  status: IndexStatus;
+  policy: ScopePolicy;
+  json: Buffer;
 }
 
 /**
  * `POST /v1/context` (spec 4.5): the selected files with snippet, score and rationale, in rank order.
  * The daemon and the context-only process serve it alike; documented in docs/http-api.md.
  *
- * A repeated request is answered from the cache at once. A new one waits for its turn in a queue
- * that runs one query per event-loop turn (see TurnQueue), so a query never holds up cache hits or
- * new connections for longer than itself; identical requests waiting at once share one query.
+ * A repeated request is answered from the cache at once, by its exact text in the fast lane. A new
+ * one waits for its turn in a queue that runs one query per event-loop turn (see TurnQueue), so a
+ * query never holds up cache hits or new connections for longer than itself; identical requests
+ * waiting at once share one query.
  */
-export function contextRoutes(app: Express, source: ContextSource): void {
+export function contextRoutes(app: Express, source: ContextSource, { onRequest = () => undefined }: ContextRouteOptions = {}): void {
   const cache = new AnswerCache<Buffer>(ANSWER_CACHE_SIZE);
-  const waiting = new Map<string, Promise<Buffer>>();
+  const byText = new AnswerCache<Buffer>(ANSWER_CACHE_SIZE);
+  const waiting = new Map<string, Promise<Answer>>();
   const queries = new TurnQueue();
 
   // Runs against the index as it is when the turn comes, and is cached under that generation.
-  const answer = (body: ContextBody): Buffer => {
+  const answer = (body: ContextBody): Answer => {
     const status = available(source.status());
     const policy = source.policy();
     const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
@@ -173,23 +251,37 @@ export function contextRoutes(app: Express, source: ContextSource): void {
       }),
     );
     cache.set(answerKey(status, policy, body), json);
-    return json;
+    return { status, policy, json };
   };
 
+  addFastLane(
+    app,
+    contextFastLane((raw) => {
+      const status = source.status();
+      return unavailable(status) === undefined ? byText.get(textKey(status, source.policy(), raw)) : undefined;
+    }, onRequest),
+  );
+
   app.post('/v1/context', async (req, res) => {
+    onRequest();
     if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
-    const body = validate(contextBody, req.body, 'body') as ContextBody;
-    const key = answerKey(available(source.status()), source.policy(), body);
+    const body = validate(contextBody, requestBody(req), 'body') as ContextBody;
+    const status = available(source.status());
+    const policy = source.policy();
+    const key = answerKey(status, policy, body);
+    let result: Answer;
     const cached = cache.get(key);
-    if (cached !== undefined) {
-      sendJson(res, cached);
-      return;
+    if (cached !== undefined) result = { status, policy, json: cached };
+    else {
+      let pending = waiting.get(key);
+      if (pending === undefined) {
+        pending = queries.run(() => answer(body)).finally(() => waiting.delete(key));
+        waiting.set(key, pending);
+      }
+      result = await pending;
     }
-    let pending = waiting.get(key);
-    if (pending === undefined) {
-      pending = queries.run(() => answer(body)).finally(() => waiting.delete(key));
-      waiting.set(key, pending);
-    }
-    sendJson(res, await pending);
+    const raw = (req as RawBodyRequest)[RAW_BODY];
+    if (raw !== undefined) byText.set(textKey(result.status, result.policy, raw), result.json);
+    sendJson(res, result.json);
   });
 }

@@ -86,11 +86,7 @@ export async function startContextServer(name: string, options: ProcessOptions):
     // Each context request is Sous's own integration at work for the workspace: an Auto Focus signal.
     const integration = new IntegrationReporter(new FocusRegistry(sousHome()), paths.root, name);
     const surface = await startSurface(name, options, (app, config) => {
-      app.use('/v1/context', (_req, _res, next) => {
-        integration.note();
-        next();
-      });
-      contextRoutes(app, replicaSource(replica, config));
+      contextRoutes(app, replicaSource(replica, config), { onRequest: () => integration.note() });
     });
     if (replica.status().sync_error !== null) surface.logger.warn({ error: replica.status().sync_error }, 'index not available yet; retrying in the background');
     return {

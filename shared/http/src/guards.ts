@@ -73,6 +73,12 @@ export function originGuard(policy: HostPolicy) {
   };
 }
 
+/** True when a request would pass both guards above (for handlers that answer before express). */
+export function guardsPass(headers: { host?: string | undefined; origin?: string | undefined }, method: string, policy: HostPolicy): boolean {
+  if (!headers.host || !hostAllowed(headers.host, policy)) return false;
+  return SAFE_METHODS.has(method) || headers.origin === undefined || originAllowed(headers.origin, policy);
+}
+
 function originAllowed(origin: string, policy: HostPolicy): boolean {
   if (policy.allowedOrigins().includes(origin)) return true;
   let url: URL;

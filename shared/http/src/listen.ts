@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { Express } from 'express';
+import { requestListener } from './fast-lane';
 
 /** The port is taken by another process. `nextFree` is the next port that was free when checked. */
 export class PortInUseError extends Error {
@@ -34,7 +35,7 @@ export async function findFreePort(host: string, start: number, attempts = 50): 
 /** Starts `app` on host:port; a busy port rejects with PortInUseError naming the next free port. */
 export function listen(app: Express, host: string, port: number): Promise<http.Server> {
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = http.createServer(requestListener(app));
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         void findFreePort(host, port + 1).then((next) => reject(new PortInUseError(host, port, next)));

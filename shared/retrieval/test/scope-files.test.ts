@@ -12,6 +12,7 @@ import {
   ScopeError,
   type ScopedReadResult,
 } from '../src/scope';
+import { RealPaths } from '../src/scope/real-paths';
 import { git, makeEmptyGitRepo, makeGitRepo, makeTempDir, rmTempDir, writeFile as write } from '../../../test/support/tmp';
 
 const dirs: string[] = [];
@@ -115,6 +116,36 @@ describe('readScopedFile', () => {
     expect(refusalOf(await readScopedFile(dir, 'src/../../x.ts', open))).toBe('outside_root');
     expect(refusalOf(await readScopedFile(dir, path.join(outside, 'secret.ts'), open))).toBe('invalid_path');
     expect(refusalOf(await readScopedFile(dir, '', open))).toBe('invalid_path');
+  });
+
+  it('with folders resolved once for a pass, symlinks are refused alike and plain files read alike', async () => {
+    const dir = track(makeGitRepo());
+    const outside = track(makeTempDir('sous-outside-'));
+    write(outside, 'secret.ts', 'export const s = 1;\n');
+    write(dir, 'src/.env', 'TOKEN=abc\n');
+    write(dir, 'src/deep/er/mod.ts', 'export const m = 1;\n');
+    fs.symlinkSync(path.join(outside, 'secret.ts'), path.join(dir, 'src', 'link.ts'));
+    fs.symlinkSync(outside, path.join(dir, 'src', 'linked-dir'));
+    fs.symlinkSync('.env', path.join(dir, 'src', 'settings.txt'));
+    fs.symlinkSync('deep', path.join(dir, 'src', 'alias'));
+    // The repository reached through a symlinked path of its own.
+    const viaLink = path.join(track(makeTempDir('sous-via-')), 'repo');
+    fs.symlinkSync(dir, viaLink);
+    const open = createScopePolicy({ allowedPaths: ['**'], excludedPatterns: ['**/.env'] });
+    for (const root of [dir, viaLink]) {
+      const realPaths = new RealPaths(root);
+      const read = (rel: string) => readScopedFile(root, rel, open, { realPaths });
+      expect(refusalOf(await read('src/link.ts'))).toBe('outside_root');
+      expect(refusalOf(await read('src/linked-dir/secret.ts'))).toBe('outside_root');
+      expect(refusalOf(await read('src/settings.txt'))).toBe('out_of_scope');
+      expect(refusalOf(await read('src/gone/x.ts'))).toBe('not_found');
+      expect(refusalOf(await read('src/gone/y.ts'))).toBe('not_found');
+      const plain = await read('src/deep/er/mod.ts');
+      expect(plain).toEqual(await readScopedFile(root, 'src/deep/er/mod.ts', open));
+      expect(plain.ok && plain.file.text).toBe('export const m = 1;\n');
+      // A symlinked folder inside the root resolves to its target, which is in scope.
+      expect((await read('src/alias/er/mod.ts')).ok).toBe(true);
+    }
   });
 
   it('refuses binaries, oversized files, folders and missing files', async () => {

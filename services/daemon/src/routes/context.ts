@@ -20,7 +20,7 @@ export function indexRoutes(app: Express, ctx: DaemonContext): void {
       return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.error };
     },
     policy: () => ctx.index.policy(),
-  });
+  }, { onRequest: () => ctx.focus.noteIntegration() });
 
   app.get('/v1/index/changes', async (req, res) => {
     const q = validate(changesQuery, req.query, 'query') as { since: number; head?: string };

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from '../scope/git';
 import { readScopedFile, type ScopedFile, type ScopePolicy } from '../scope';
+import type { RealPaths } from '../scope/real-paths';
 import { blobKey, type Blob, type BlobCache } from './blobs';
 import type { SkipReason } from './types';
 
@@ -42,6 +43,8 @@ export interface LoadContext {
   redaction: string;
   /** Called once per file actually read from disk. */
   onRead(): void;
+  /** Resolved paths shared by one pass of reads; absent for single-file updates. */
+  realPaths?: RealPaths;
 }
 
 export async function fingerprint(root: string, relPath: string): Promise<string | null> {
@@ -72,7 +75,10 @@ export async function loadFile(ctx: LoadContext, relPath: string, previous: Prev
   ctx.onRead();
   let result;
   try {
-    result = await readScopedFile(ctx.root, relPath, ctx.policy, ctx.maxFileBytes === undefined ? {} : { maxBytes: ctx.maxFileBytes });
+    result = await readScopedFile(ctx.root, relPath, ctx.policy, {
+      ...(ctx.maxFileBytes === undefined ? {} : { maxBytes: ctx.maxFileBytes }),
+      ...(ctx.realPaths === undefined ? {} : { realPaths: ctx.realPaths }),
+    });
   } catch {
     // One unreadable file (EACCES…) must not fail a whole build; it is retried when it changes.
     return { kind: 'skipped', skipped: { reason: 'unreadable', fingerprint: before } };

@@ -5,6 +5,7 @@
 import { estimateTokens, Bm25Index } from '../ranking';
 import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
 import { BlobCache, redactionTag, unpackText, type Blob } from './blobs';
+import { RealPaths } from '../scope/real-paths';
 import { IndexError } from './errors';
 import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
@@ -288,9 +289,11 @@ export class RepositoryIndex implements IndexReader {
     };
     const parsesBefore = this.blobs.parses;
     let done = 0;
+    // Folders are resolved once for the whole pass (scope/real-paths.ts).
+    const load: LoadContext = { ...this.load, realPaths: new RealPaths(this.root) };
     try {
       await mapLimit(listed, this.concurrency, async (path, i) => {
-        loaded.set(i, await loadFile(this.load, path, this.previous(path)));
+        loaded.set(i, await loadFile(load, path, this.previous(path)));
         onProgress?.(++done, listed.length);
         applyInOrder();
       });

@@ -5,6 +5,7 @@ import { redactText } from '@sous/protocol';
 import { decodeText } from './binary';
 import { detectLanguage, type Language } from './language';
 import { normalizeRelativePath, type ScopePolicy } from './policy';
+import type { RealPaths } from './real-paths';
 
 /** Files larger than this are not read (1 MiB): generated or vendored files rarely help as context. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -15,6 +16,8 @@ export interface ReadScopedFileOptions {
   maxBytes?: number;
   /** Replace matches of the policy's redact patterns in `text` with `[redacted]`. Default `true`. */
   redact?: boolean;
+  /** Resolved paths shared by the reads of one pass (see real-paths.ts); default: resolve afresh. */
+  realPaths?: RealPaths;
 }
 
 /** A file read within scope. */
@@ -78,9 +81,15 @@ export async function readScopedFile(
 
   let realRoot: string;
   let realFile: string;
+  let known: fs.Stats | undefined;
   try {
-    realRoot = await fs.promises.realpath(root);
-    realFile = await fs.promises.realpath(path.join(realRoot, ...normal.split('/')));
+    if (options.realPaths !== undefined) {
+      realRoot = await options.realPaths.resolvedRoot();
+      ({ real: realFile, stat: known } = await options.realPaths.file(normal));
+    } else {
+      realRoot = await fs.promises.realpath(root);
+      realFile = await fs.promises.realpath(path.join(realRoot, ...normal.split('/')));
+    }
   } catch (err) {
     if (isNotFound(err)) return refuse(normal, 'not_found', `${normal} does not exist (a dangling symlink counts as missing)`);
     throw err;
@@ -95,7 +104,7 @@ export async function readScopedFile(
     return refuse(normal, 'out_of_scope', `${normal} is a symlink to ${resolvedPosix}, which is outside the privacy scope`);
   }
 
-  const stat = await fs.promises.stat(realFile);
+  const stat = known ?? (await fs.promises.stat(realFile));
   if (!stat.isFile()) return refuse(normal, 'not_a_file', `${normal} is not a regular file`);
   if (stat.size > maxBytes) return refuse(normal, 'too_large', tooLargeMessage(normal, stat.size, maxBytes));
 
