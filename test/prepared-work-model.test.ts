@@ -1,10 +1,11 @@
 /**
  * Preparation with a model backend (our deterministic OpenAI-compatible server over loopback) and
- * without one: the model writes a research brief grounded in the cited lines, prompts carry no
- * secret and no excluded file, and an unreachable backend leaves heuristic cards and says so.
+ * without one: the model writes a research brief, a rationale on a ready card and the draft's
+ * request, grounded in the cited lines; prompts carry no secret and no excluded file, and an
+ * unreachable backend leaves heuristic cards and says so.
  */
 import { freePort, sous } from './support/cli';
-import { startFakeBackend, type FakeBackend } from './support/fake-backend';
+import { startFakeBackend, type FakeBackend, type FakeChatRequest } from './support/fake-backend';
 import { rawRequest } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { embeddedTopology } from './support/topologies';
@@ -12,6 +13,17 @@ import { until } from './support/wait';
 import { warmCycle } from './support/prepared-work';
 
 const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
+const MODEL = 'qwen2.5-coder:1.5b';
+const RATIONALE = 'The guide still tells readers to call a function the latest commit renamed.';
+const REQUEST = 'Update the callers of `total` in src/report.ts to pass the third term, then run the tests.';
+
+/** Scripted answers by prompt: a rationale and a draft request; briefs and angles get the default answer. */
+function answer(request: FakeChatRequest): string | undefined {
+  const system = request.messages[0]?.content ?? '';
+  if (system.includes('why a finding matters')) return RATIONALE;
+  if (system.includes('next request')) return REQUEST;
+  return undefined;
+}
 
 describe('preparation with and without a model backend, and when the machine is busy', () => {
   let repo: string;
@@ -25,7 +37,7 @@ describe('preparation with and without a model backend, and when the machine is 
   }
 
   beforeAll(async () => {
-    backend = await startFakeBackend({ recordBodies: true });
+    backend = await startFakeBackend({ recordBodies: true, answer });
     repo = makeGitRepo();
     writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
     writeFile(repo, 'src/local.env', `API_KEY=${KEY}\n`);
@@ -73,6 +85,15 @@ describe('preparation with and without a model backend, and when the machine is 
     expect((await get('/status')).json.preparation.model.mode).toBe('model');
   });
 
+  test('a ready card carries the rationale the model wrote for it, and its score is the evidence\'s', async () => {
+    const drift = (await get('/work-products?state=ready&kind=docs_drift')).json.items as Array<{ id: string; diagnostic: { detector: string; score_parts: { strength: number } } }>;
+    expect(drift).toHaveLength(1);
+    expect(drift[0]!.diagnostic.score_parts.strength).toBe(0.85);
+    const inspect = await get(`/work-products/${drift[0]!.id}/inspect`);
+    expect(inspect.json.body).toContain(`## Why this matters here\n\n${RATIONALE}\n\n_Written by ${MODEL} from the cited lines`);
+    expect(inspect.text).not.toContain(KEY);
+  });
+
   test('a ready draft for the likely next prompt is adopted once: its prompt and briefing are handed over', async () => {
     const drafts = (await get('/work-products?state=ready&kind=prediction_draft')).json.items as Array<{ id: string; actions: string[] }>;
     expect(drafts).toHaveLength(1);
@@ -80,7 +101,8 @@ describe('preparation with and without a model backend, and when the machine is 
     expect(draft.actions).toContain('adopt');
     const adopted = await rawRequest({ port, method: 'POST', path: `/work-products/${draft.id}/adopt` });
     expect(adopted.status).toBe(200);
-    expect(adopted.json.prompt).toMatch(/Update the callers of `total` in src\/report\.ts/);
+    // The model rewrote the request from the cited lines; the briefing stays the heuristic one.
+    expect(adopted.json.prompt).toBe(REQUEST);
     expect(adopted.json.briefing).toContain('src/report.ts:2');
     expect(adopted.json.prediction_id).toEqual(expect.any(String));
     expect(adopted.text).not.toContain(KEY);

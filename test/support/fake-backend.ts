@@ -23,6 +23,17 @@ export interface FakeBackendOptions {
   apiKey?: string;
   /** Keep the JSON body of every chat request in `bodies` (to check what prompts carried). Default false. */
   recordBodies?: boolean;
+  /**
+   * Scripts the chat answer per request: a string is the answer's content, undefined keeps the
+   * default (`fake answer <digest of the messages>`), and a thrown error answers 500 with its message.
+   */
+  answer?: (request: FakeChatRequest) => string | undefined;
+}
+
+/** A chat request as the fake backend received it. */
+export interface FakeChatRequest {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -49,11 +60,17 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
       }
       if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
         if (options.recordBodies) bodies.push(body);
-        const messages = (body.messages as Array<{ content?: string }> | undefined) ?? [];
+        const messages = (body.messages as Array<{ role: string; content: string }> | undefined) ?? [];
         const digest = createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 12);
+        let content: string;
+        try {
+          content = options.answer?.({ model: String(body.model), messages }) ?? `fake answer ${digest}`;
+        } catch (err) {
+          return send(res, 500, { error: { message: err instanceof Error ? err.message : String(err), type: 'server_error' } });
+        }
         return send(res, 200, {
           id: `chatcmpl-${digest}`, object: 'chat.completion', created: 0, model: body.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `fake answer ${digest}` } }],
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
           usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         });
       }

@@ -93,6 +93,8 @@ export function startPreparation(options: {
   // the daemon's start); past it, background cycles wait for the next change instead of retrying.
   let lastActivity = Date.now();
   const state: PreparationStatus = { last_cycle: null, deferred: null, model: { mode: 'heuristic', reason: 'no cycle has run yet' } };
+  // One assist per backend target and gate, kept across cycles: it remembers which files it asked about.
+  let assistFor: { key: string; assist: ModelAssistHandle } | undefined;
   /**
    * The model's part in a cycle, or why there is none: never with `exploration.llm_gate = never`, nor
    * while the backend probe says it is unreachable (heuristic cards only; nothing breaks).
@@ -108,8 +110,12 @@ export function startPreparation(options: {
       if (!isLocalBackendUrl(target.baseUrl)) {
         return { reason: `backend ${target.baseUrl} is not on this machine or the private network; background preparation never runs in the cloud: heuristic cards only` };
       }
-      const chat = createChatClient(target);
-      return { assist: createModelAssist({ chat, gate: config.exploration.llm_gate, model: target.model }), reason: `model ${target.model} at ${target.baseUrl}` };
+      const key = JSON.stringify([target.name, target.baseUrl, target.model, target.apiKeyEnv, config.exploration.llm_gate]);
+      if (assistFor?.key !== key) {
+        const chat = createChatClient(target);
+        assistFor = { key, assist: createModelAssist({ chat, gate: config.exploration.llm_gate, model: target.model }) };
+      }
+      return { assist: assistFor.assist, reason: `model ${target.model} at ${target.baseUrl}` };
     } catch (err) {
       return { reason: `${err instanceof Error ? err.message : String(err)}: heuristic cards only` };
     }

@@ -13,7 +13,7 @@ export { buildFrontier, frontierSeeds } from './cycle/frontier';
 export type { FrontierBounds } from './cycle/frontier';
 // Cycle: score, land, retire; freshness.
 export { runCycle, FRONTIER_COMMITS } from './cycle/run-cycle';
-export type { CycleOptions, CycleResult, DetectorReport, ModelAssist } from './cycle/run-cycle';
+export type { CycleOptions, CycleResult, DetectorReport, ModelAssist, ModelContext, ModelProposal } from './cycle/run-cycle';
 export { claimKey } from './cycle/land';
 export { READY_THRESHOLD, SCORE_WEIGHTS, usefulness, suppressed, SUPPRESS_MIN_NEGATIVE, SUPPRESS_USEFULNESS_FLOOR } from './cycle/score';
 export type { ScoreParts, FeedbackCounts } from './cycle/score';
@@ -35,9 +35,13 @@ export type { LoadProbes } from './cycle/idle';
 export { CycleScheduler, DEFAULT_DEBOUNCE_MS, DEFAULT_RETRY_MS } from './cycle/scheduler';
 export type { SchedulerOptions } from './cycle/scheduler';
 export { defaultDetectors } from './detectors';
-// Model: research briefs written by the model from the cited lines.
-export { createModelAssist, DEFAULT_MODEL_CALLS_PER_CYCLE, NON_TRIVIAL_MIN_STRENGTH, BRIEF_STRENGTH_FACTOR } from './model/model-assist';
+// Model: briefs, rationales, draft prompts and angles written by the model from indexed text.
+export { createModelAssist, DEFAULT_MODEL_CALLS_PER_CYCLE, BRIEF_STRENGTH_FACTOR } from './model/model-assist';
 export type { ChatClient, ModelAssistOptions, ModelAssistHandle } from './model/model-assist';
-export { researchBriefPrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
+export { NON_TRIVIAL_MIN_STRENGTH, ANGLE_MAX_FILE_BYTES, PASS_CAPS } from './model/plan';
+export { ANGLE_STRENGTH, MAX_ANGLES_PER_FILE, ANGLE_LINE_SLACK, parseAngles, groundAngle } from './model/angles';
+export type { Angle } from './model/angles';
+export { RATIONALE_MAX_WORDS } from './model/answers';
+export { researchBriefPrompt, rationalePrompt, draftPrompt, anglePrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
 export type { PromptMessage } from './model/prompts';
 export { sessionRefusal } from './cycle/session';

@@ -6,6 +6,7 @@
  */
 import type { EvidenceInput, Store, WorkProductState, WorkProductWithEvidence } from '@sous/store';
 import type { EngineEvents } from '../events/engine-events';
+import { modelWrote } from '../model/byline';
 import { canTransition } from '../work/lifecycle';
 import type { Candidate, EvidenceRef } from '../work/types';
 import type { ScoreParts } from './score';
@@ -42,13 +43,16 @@ export async function land(ctx: LandContext, scored: Scored): Promise<{ outcome:
 
   if (existing !== undefined && sameContent(existing, candidate)) {
     const from = existing.state;
+    // The same card keeps its text, except that what the model wrote is added to a card stored
+    // without it (the backend was down or busy then).
+    const text = modelWrote(candidate.body) && !modelWrote(existing.body) ? { body: candidate.body, summary: candidate.summary } : {};
     if (from === scored.state) {
-      await ctx.store.workProducts.update(existing.id, { score: scored.score, details: details(ctx, scored) });
+      await ctx.store.workProducts.update(existing.id, { score: scored.score, details: details(ctx, scored), ...text });
       return { outcome: 'kept', id: existing.id, state: from };
     }
     const transition = from === 'stale' ? 'regenerated' : scored.state === 'ready' ? 'landed' : 'held';
     if (!canTransition(from, transition)) return { outcome: 'kept', id: existing.id, state: from };
-    await ctx.store.workProducts.update(existing.id, { state: scored.state, score: scored.score, stateReason: null, details: details(ctx, scored) });
+    await ctx.store.workProducts.update(existing.id, { state: scored.state, score: scored.score, stateReason: null, details: details(ctx, scored), ...text });
     if (scored.state === 'ready') ctx.events?.emit({ type: 'card.landed', id: existing.id, kind: candidate.kind, title: candidate.title });
     return { outcome: 'updated', id: existing.id, state: scored.state };
   }

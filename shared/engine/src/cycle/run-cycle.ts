@@ -1,8 +1,9 @@
 /**
  * One preparation cycle (spec 1): build the frontier from the trigger and recent activity, let every
- * detector propose candidates, let the model (when there is one) add angles, score each candidate,
- * land the strongest as ready, keep the rest as candidates, and retire cards whose claim is no longer
- * found. Bounded by the caller's AbortSignal (`compute.max_cycle_seconds` in the daemon).
+ * detector propose candidates, let the model (when there is one) write rationales and draft prompts
+ * and add briefs and angles, score each candidate, land the strongest as ready, keep the rest as
+ * candidates, and retire cards whose claim is no longer found. Bounded by the caller's AbortSignal
+ * (`compute.max_cycle_seconds` in the daemon).
  */
 import * as os from 'node:os';
 import type { SousConfig } from '@sous/config';
@@ -11,6 +12,7 @@ import { newId } from '@sous/store';
 import type { Detector, DetectorResult, Frontier } from '../detectors/types';
 import type { EngineEvents } from '../events/engine-events';
 import type { RepositoryView } from '../view/repository-view';
+import { keepStoredDrafts, modelContext } from '../model/cycle-context';
 import type { Candidate, CycleTrigger } from '../work/types';
 import { buildFrontier, frontierSeeds } from './frontier';
 import { claimKey, land, type Scored } from './land';
@@ -21,9 +23,30 @@ export const FRONTIER_COMMITS = 5;
 /** Cards loaded to judge novelty and retire what is gone. */
 const CARDS_CONSIDERED = 500;
 
-/** Adds model-written angles (research briefs) and notes; see model/. Must not throw. */
+/** What the model is told about a cycle besides its candidates (see model/cycle-context.ts). */
+export interface ModelContext {
+  /** Recently changed files on the frontier (trigger paths, uncommitted work, latest commits), highest priority first. */
+  changed: readonly string[];
+  /**
+   * Whether an open card with this claim, title and evidence is stored: landing keeps a stored card's
+   * text, so anything the model wrote for it again would be lost.
+   */
+  prepared(candidate: Pick<Candidate, 'detector' | 'claim' | 'title' | 'evidence'>): boolean;
+  /** Whether an open card of `detector` cites `path` at `sha256` (that version of the file was looked at). */
+  cites(detector: string, path: string, sha256: string): boolean;
+}
+
+/** The model's share of a cycle. */
+export interface ModelProposal {
+  /** The candidates it was given, same order and strength, some with model-written text (rationales, draft prompts). */
+  revised: Candidate[];
+  /** New candidates (research briefs, angles). */
+  added: Candidate[];
+}
+
+/** Adds model-written text and angles; see model/. Must not throw. */
 export interface ModelAssist {
-  propose(view: RepositoryView, candidates: readonly Candidate[], signal: AbortSignal): Promise<Candidate[]>;
+  propose(view: RepositoryView, candidates: readonly Candidate[], signal: AbortSignal, context?: ModelContext): Promise<ModelProposal>;
 }
 
 export interface CycleOptions {
@@ -99,11 +122,17 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   signal.throwIfAborted();
 
   let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => citesOnlyScope(view, c));
-  if (options.model !== undefined) candidates = [...candidates, ...(await options.model.propose(view, candidates, signal)).filter((c) => citesOnlyScope(view, c))];
+  const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
+  if (options.model !== undefined) {
+    const proposal = await options.model.propose(view, candidates, signal, modelContext(frontier, seeds, await openCards()));
+    candidates = dedupe([...proposal.revised, ...proposal.added]).filter((c) => citesOnlyScope(view, c));
+  }
   signal.throwIfAborted();
 
   const feedback = await store.feedback.countsByDetector(workspaceId);
-  const open = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
+  // Read again: model calls take a while, and cards go stale meanwhile.
+  const open = await openCards();
+  candidates = keepStoredDrafts(candidates, open);
   const scored = scoreAll(candidates, view, frontier, open, feedback);
 
   const result: CycleResult = {

@@ -18,6 +18,9 @@ const FOLLOW_UPS: Readonly<Record<string, (finding: Candidate) => string>> = {
 /** A draft is a step after its finding: it scores from the same evidence, a little lower. */
 export const DRAFT_STRENGTH_FACTOR = 0.9;
 
+const DRAFT_HEADING = '## Draft prompt';
+const BRIEFING_HEADING = '## Briefing';
+
 export const draftDetector: Detector = {
   name: 'draft',
   kinds: ['prediction_draft'],
@@ -43,11 +46,11 @@ function draft(finding: Candidate, prompt: string): Candidate {
     summary: `A likely next prompt after "${finding.title}", with its briefing prepared. Adopt it to use it as your next request.`,
     whyNow: finding.whyNow,
     body: [
-      '## Draft prompt',
+      DRAFT_HEADING,
       '',
       prompt,
       '',
-      '## Briefing',
+      BRIEFING_HEADING,
       '',
       `Why: ${finding.summary}`,
       '',
@@ -61,6 +64,17 @@ function draft(finding: Candidate, prompt: string): Candidate {
     warnings: ['A prediction from recent activity: adopt it only if it is what you meant to do next.'],
     draft: { prompt },
   };
+}
+
+/**
+ * The draft with another prompt (the model's rewrite): `draft.prompt` and the body's prompt section
+ * (followed by `byline`) agree, the briefing stays. The title keeps naming the heuristic ask, so the
+ * card's identity does not move with the wording.
+ */
+export function withDraftPrompt(draft: Candidate, prompt: string, byline: string): Candidate {
+  const at = draft.body.indexOf(`\n\n${BRIEFING_HEADING}`);
+  const briefing = at >= 0 ? draft.body.slice(at) : '';
+  return { ...draft, body: `${DRAFT_HEADING}\n\n${prompt}\n\n${byline}${briefing}`, draft: { prompt } };
 }
 
 function firstSentence(text: string): string {

@@ -1,31 +1,31 @@
 /**
- * The model's share of a cycle: for the strongest candidates that pass `exploration.llm_gate`, a
- * research brief written by the model from the cited lines. Scores stay grounded in evidence: a
- * brief cites exactly its source's evidence and is weaker than it, so the model never makes a
- * finding look stronger. The engine talks to the model through the structural `ChatClient` below;
- * the daemon passes the @sous/backend client in. A model that fails or is missing costs the cycle
- * its briefs and nothing else.
+ * The model's share of a cycle, for the candidates and files that pass `exploration.llm_gate`:
+ * research briefs on the strongest findings, a short rationale attached to other strong cards, the
+ * prediction draft's request rewritten from its evidence, and angles on recently changed files that
+ * no detector flagged. Scores stay grounded in evidence: a rationale or a rewritten draft never
+ * changes its card's strength, a brief is weaker than its finding, and an angle is kept only when
+ * its quote is found at the cited line and then scores from a fixed, modest strength. The engine
+ * talks to the model through the structural `ChatClient` below; the daemon passes the @sous/backend
+ * client in. A model that fails or is missing costs the cycle its model-written parts and nothing
+ * else: heuristic text stays where the model wrote none.
  */
 import type { LlmGate } from '@sous/config';
-import { redactText } from '@sous/protocol';
-import { claimKey } from '../cycle/land';
-import type { ModelAssist } from '../cycle/run-cycle';
+import type { ModelAssist, ModelContext, ModelProposal } from '../cycle/run-cycle';
+import { withDraftPrompt } from '../detectors/drafts';
 import type { RepositoryView } from '../view/repository-view';
 import type { Candidate } from '../work/types';
-import { researchBriefPrompt, type PromptMessage } from './prompts';
+import { angleCandidates } from './angles';
+import { cleanBrief, cleanDraft, cleanRationale, errorLine, firstProseLine } from './answers';
+import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass } from './plan';
+import type { PromptMessage } from './prompts';
+import { MODEL_MARK } from './byline';
 
-/** Model calls per cycle when the caller does not say: a laptop CPU answers a few per minute. */
-export const DEFAULT_MODEL_CALLS_PER_CYCLE = 3;
-/** Under the `non_trivial` gate, only candidates at least this strong reach the model. */
-export const NON_TRIVIAL_MIN_STRENGTH = 0.6;
+/** Model calls per cycle when the caller does not say (the sum of the passes' caps): a laptop CPU answers a few per minute. */
+export const DEFAULT_MODEL_CALLS_PER_CYCLE = PASS_CAPS.brief + PASS_CAPS.draft + PASS_CAPS.rationale + PASS_CAPS.angle;
 /** A brief's strength relative to its source: background reading is never stronger than the finding. */
 export const BRIEF_STRENGTH_FACTOR = 0.8;
-/** Answer length asked for (about 150 words and some slack). */
-const BRIEF_MAX_TOKENS = 400;
-/** Longest brief kept; a runaway answer is cut. */
-const MAX_BRIEF_CHARS = 4_000;
-/** Longest feed summary taken from the brief. */
-const MAX_SUMMARY_CHARS = 240;
+/** Answer lengths asked for, per pass (the words asked for and some slack). */
+const MAX_TOKENS: Record<Pass, number> = { brief: 400, rationale: 200, draft: 300, angle: 400 };
 
 /** What the engine needs of a chat backend (the @sous/backend `ChatClient` satisfies it). */
 export interface ChatClient {
@@ -34,93 +34,121 @@ export interface ChatClient {
 
 export interface ModelAssistOptions {
   chat: ChatClient;
-  /** `exploration.llm_gate`: `non_trivial` (strong, indexed candidates only), `always`, `never`. */
+  /** `exploration.llm_gate`: `non_trivial` (strong, indexed candidates; small changed files), `always`, `never`. */
   gate: LlmGate;
-  /** Model calls per `propose`. Default `DEFAULT_MODEL_CALLS_PER_CYCLE`. */
+  /** Model calls per `propose`, shared by every pass. Default `DEFAULT_MODEL_CALLS_PER_CYCLE`. */
   maxCalls?: number;
-  /** The model's name, shown on every card it wrote. */
+  /** The model's name, shown on everything it wrote. */
   model: string;
 }
 
 export interface ModelAssistHandle extends ModelAssist {
-  /** The most recent model failure in one line (cleared by the next success); for status. */
+  /** The most recent model failure of the latest `propose`, in one line (cleared by the next success); for status. */
   lastError(): string | undefined;
 }
 
+/** Files remembered as asked for angles (path → hash); the oldest are forgotten first. */
+const MAX_REMEMBERED_FILES = 1_000;
+
+/**
+ * A model assist. It remembers which file versions it asked for angles, so that a file with nothing
+ * to say does not take the angle call of every later cycle: keep one handle across cycles.
+ */
 export function createModelAssist(options: ModelAssistOptions): ModelAssistHandle {
   const maxCalls = Math.max(0, Math.floor(options.maxCalls ?? DEFAULT_MODEL_CALLS_PER_CYCLE));
+  const asked = new Map<string, string>();
   let lastError: string | undefined;
   return {
     lastError: () => lastError,
-    async propose(view, candidates, signal) {
-      if (options.gate === 'never' || maxCalls === 0) return [];
-      const briefs: Candidate[] = [];
+    async propose(view, candidates, signal, context?: ModelContext): Promise<ModelProposal> {
+      lastError = undefined;
+      const revised = [...candidates];
+      const added: Candidate[] = [];
       try {
-        for (const { source, prompt } of chosen(view, candidates, options.gate, maxCalls)) {
+        for (const task of planCalls(view, candidates, options.gate, maxCalls, context, (path, sha) => asked.get(path) === sha)) {
           if (signal.aborted) break;
           let answer: string;
           try {
-            answer = await options.chat.complete(prompt, { maxTokens: BRIEF_MAX_TOKENS, signal });
+            answer = await options.chat.complete(task.prompt, { maxTokens: MAX_TOKENS[task.pass], signal });
           } catch (err) {
             if (signal.aborted) break;
-            lastError = redactText(firstLine(err), view.policy.redactPatterns);
-            // The backend is probably down or refusing; the next cycle asks again.
-            break;
-          }
-          const text = cleanAnswer(answer, view);
-          if (text === '') {
-            lastError = 'the model returned an empty brief';
-            continue;
+            if (!emptyAnswer(err)) {
+              lastError = errorLine(err, view);
+              // The backend is probably down or refusing; the next cycle asks again.
+              break;
+            }
+            // The model is up and had nothing to say: an answer like any other.
+            answer = '';
           }
           lastError = undefined;
-          briefs.push(brief(source, text, options.model));
+          if (task.pass === 'angle') remember(asked, task.path, task.sha256);
+          const empty = apply(task, answer, { view, model: options.model, revised, added });
+          if (empty !== undefined) lastError = `the model returned an empty ${empty}`;
         }
       } catch (err) {
-        // Building prompts reads only the view; whatever went wrong costs this cycle its briefs.
-        lastError = redactText(firstLine(err), view.policy.redactPatterns);
+        // Building prompts reads only the view; whatever went wrong costs this cycle the rest of its model work.
+        lastError = errorLine(err, view);
       }
-      return briefs;
+      return { revised, added };
     },
   };
 }
 
-/**
- * Kinds worth a brief: a suspected bug or a review finding asks for understanding. Mechanical
- * findings (docs drift, a patch) and a leaked key need none; a brief on them would only be noise.
- */
-const BRIEFED_KINDS: ReadonlySet<Candidate['kind']> = new Set(['bug_hypothesis', 'review_note']);
-
-/** The strongest candidates the gate lets through, each with its prompt, at most `limit`. */
-function chosen(view: RepositoryView, candidates: readonly Candidate[], gate: LlmGate, limit: number): Array<{ source: Candidate; prompt: PromptMessage[] }> {
-  const out: Array<{ source: Candidate; prompt: PromptMessage[] }> = [];
-  const ordered = candidates
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => b.c.strength - a.c.strength || a.i - b.i)
-    .map(({ c }) => c);
-  for (const source of ordered) {
-    if (out.length >= limit) break;
-    if (!BRIEFED_KINDS.has(source.kind) || source.detector === 'review.secret_added' || !passesGate(view, source, gate)) continue;
-    const prompt = researchBriefPrompt(view, source);
-    if (prompt !== undefined) out.push({ source, prompt });
-  }
-  return out;
+/** The backend client's "no text in the answer" (`BackendError` code `empty`), told apart structurally. */
+function emptyAnswer(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'empty';
 }
 
-/** The cheap checks of `non_trivial`: strong enough, and about a file the index holds. */
-function passesGate(view: RepositoryView, c: Candidate, gate: LlmGate): boolean {
-  if (gate === 'never') return false;
-  if (gate === 'always') return true;
-  return c.strength >= NON_TRIVIAL_MIN_STRENGTH && c.evidence.some((e) => view.file(e.path) !== undefined);
+function remember(asked: Map<string, string>, path: string, sha256: string): void {
+  asked.delete(path);
+  asked.set(path, sha256);
+  if (asked.size > MAX_REMEMBERED_FILES) asked.delete(asked.keys().next().value as string);
+}
+
+interface Outcome {
+  view: RepositoryView;
+  model: string;
+  revised: Candidate[];
+  added: Candidate[];
+}
+
+/** Puts one answer where it belongs; returns what came back empty, if anything did. */
+function apply(task: ModelTask, answer: string, out: Outcome): string | undefined {
+  const { view, model } = out;
+  if (task.pass === 'angle') {
+    // An answer with no grounded angle is a normal answer ("nothing stands out"), not a failure.
+    out.added.push(...angleCandidates(view, task.path, answer, task.why, model));
+    return undefined;
+  }
+  const source = out.revised[task.index]!;
+  if (task.pass === 'brief') {
+    const text = cleanBrief(answer, view);
+    if (text === '') return 'brief';
+    out.added.push(brief(source, text, model));
+  } else if (task.pass === 'rationale') {
+    const text = cleanRationale(answer, view);
+    if (text === '') return 'rationale';
+    // Strength, evidence and title stay as the detector made them: the model explains, the evidence decides.
+    out.revised[task.index] = { ...source, body: `${source.body}\n\n## Why this matters here\n\n${text}\n\n_Written by ${model} from the cited lines; the evidence is the ground truth._` };
+  } else {
+    const prompt = cleanDraft(answer, view);
+    // An empty answer leaves the heuristic draft as it is.
+    if (prompt === '') return 'draft';
+    const rewritten = withDraftPrompt(source, prompt, `${MODEL_MARK}${model} from the cited lines; check it before adopting._`);
+    out.revised[task.index] = { ...rewritten, warnings: [...(source.warnings ?? []), `Draft prompt written by the model ${model}; read it before adopting.`] };
+  }
+  return undefined;
 }
 
 function brief(source: Candidate, text: string, model: string): Candidate {
   const target = source.targets[0] ?? source.evidence[0]?.path ?? 'this code';
+  const { detector, claim, title } = briefShell(source);
   return {
     kind: 'research_brief',
-    detector: 'model.research_brief',
-    claim: `brief|${claimKey(source)}`,
-    title: `Research brief: ${source.title}`,
-    summary: summaryOf(text, source),
+    detector,
+    claim,
+    title,
+    summary: firstProseLine(text) ?? `Background for: ${source.title}`,
     whyNow: source.whyNow,
     body: `${text}\n\n_Written by ${model} from the cited lines; the evidence below is the ground truth._`,
     action: `Read before changing ${target}`,
@@ -129,26 +157,4 @@ function brief(source: Candidate, text: string, model: string): Candidate {
     targets: [...source.targets],
     warnings: [`Written by the model ${model}; check it against the cited lines.`],
   };
-}
-
-/** Reasoning models' `<think>` blocks dropped, length capped, redacted again. */
-function cleanAnswer(answer: string, view: RepositoryView): string {
-  let text = answer.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
-  if (text.length > MAX_BRIEF_CHARS) text = `${text.slice(0, MAX_BRIEF_CHARS - 1)}…`;
-  return redactText(text, view.policy.redactPatterns);
-}
-
-/** The brief's first prose line (not a heading or a list marker), bounded; the title otherwise. */
-function summaryOf(text: string, source: Candidate): string {
-  const line = text
-    .split('\n')
-    .map((l) => l.replace(/^\s*(?:[-*>]|\d+\.)\s+/, '').trim())
-    .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith('```'));
-  if (line === undefined) return `Background for: ${source.title}`;
-  return line.length <= MAX_SUMMARY_CHARS ? line : `${line.slice(0, MAX_SUMMARY_CHARS - 1)}…`;
-}
-
-function firstLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return (message.split('\n')[0] ?? '').slice(0, 300) || 'the model call failed';
 }

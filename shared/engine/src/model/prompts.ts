@@ -1,8 +1,9 @@
 /**
  * Prompts for the model, built only from the repository view: the index holds in-scope, redacted
  * text and nothing else, and this module never reads a file itself. A candidate that cites anything
- * outside the privacy scope gets no prompt at all (the cycle would drop its card anyway), and the
- * finished prompt is redacted once more with the view's patterns in case the index predates them.
+ * outside the privacy scope, or a file outside it, gets no prompt at all (the cycle would drop its
+ * card anyway), and every finished prompt is redacted once more with the view's patterns in case the
+ * index predates them.
  */
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../view/repository-view';
@@ -14,6 +15,8 @@ export const EXCERPT_CONTEXT_LINES = 20;
 export const PROMPT_BUDGET_CHARS = 6_000;
 /** Longest title or summary copied from a candidate into a prompt. */
 const MAX_CLAIM_CHARS = 500;
+/** Longest heuristic draft prompt copied into a prompt. */
+const MAX_DRAFT_CHARS = 1_000;
 /** Below this many characters left, another excerpt is not worth starting. */
 const MIN_EXCERPT_CHARS = 200;
 
@@ -29,35 +32,94 @@ const BRIEF_SYSTEM = [
   'markdown; do not write code changes; leave out anything the excerpts do not support.',
 ].join(' ');
 
+const RATIONALE_SYSTEM = [
+  'You are telling a developer why a finding matters in this code.',
+  'Use only the finding and the excerpts below: what could go wrong here, and when it would show.',
+  'At most 80 words of plain text: no headings, no lists, no code changes; leave out anything the',
+  'excerpts do not support.',
+].join(' ');
+
+const DRAFT_SYSTEM = [
+  "You are writing a developer's next request to a coding agent.",
+  'Rewrite the draft request below as one concrete request grounded in the excerpts: name the files,',
+  'functions and lines to change, what to change, and how to check it. At most 120 words. Answer with',
+  'the request only: no preamble, no code.',
+].join(' ');
+
+const ANGLE_SYSTEM = [
+  'You are reviewing a recently changed file for a developer.',
+  'List at most 3 concrete concerns (a bug, an unhandled case, a risky assumption) that the numbered',
+  'lines show. Answer only with JSON lines, one object per line:',
+  '{"line": <line number>, "quote": "<text copied exactly from that line>", "concern": "<one sentence>"}.',
+  'If nothing stands out, answer "none".',
+].join(' ');
+
 /**
  * The research-brief prompt for `candidate`, or undefined when it cites a path outside the scope or
  * none of its evidence has indexed text to show (a brief without excerpts would be ungrounded).
  */
 export function researchBriefPrompt(view: RepositoryView, candidate: Candidate): PromptMessage[] | undefined {
+  return groundedPrompt(view, candidate, BRIEF_SYSTEM, []);
+}
+
+/** The prompt for a short "why this matters here" on `candidate`; undefined as for a brief. */
+export function rationalePrompt(view: RepositoryView, candidate: Candidate): PromptMessage[] | undefined {
+  return groundedPrompt(view, candidate, RATIONALE_SYSTEM, []);
+}
+
+/** The prompt that rewrites a prediction draft's request from its evidence; undefined without a draft. */
+export function draftPrompt(view: RepositoryView, candidate: Candidate): PromptMessage[] | undefined {
+  if (candidate.draft === undefined) return undefined;
+  return groundedPrompt(view, candidate, DRAFT_SYSTEM, ['', `Draft request: ${cap(candidate.draft.prompt, MAX_DRAFT_CHARS)}`]);
+}
+
+/**
+ * The prompt asking for angles on one file: its indexed text, numbered. Undefined when the file is
+ * outside the scope or not indexed, and, with `whole`, when the numbered text does not fit the budget
+ * (otherwise it is cut to fit).
+ */
+export function anglePrompt(view: RepositoryView, path: string, why: string, options: { whole: boolean }): PromptMessage[] | undefined {
+  const file = view.file(path);
+  if (file === undefined || !view.policy.inScope(path)) return undefined;
+  const lines = view.lines(path);
+  if (lines === undefined || lines.length === 0) return undefined;
+  const head = [`File: ${path}`, `Why now: ${cap(why, MAX_CLAIM_CHARS)}`, '', 'Text (line numbers on the left):'].join('\n');
+  const shown = excerpt(view, { path, lineStart: 1, lineEnd: lines.length, contentHash: file.sha256, note: '' }, PROMPT_BUDGET_CHARS - ANGLE_SYSTEM.length - head.length - 1);
+  if (shown === undefined || (options.whole && shown.cut)) return undefined;
+  const patterns = view.policy.redactPatterns;
+  return [
+    { role: 'system', content: redactText(ANGLE_SYSTEM, patterns) },
+    { role: 'user', content: redactText(`${head}\n${shown.text}`, patterns) },
+  ];
+}
+
+/** The claim, its evidence and numbered excerpts of the cited lines, under `system`. */
+function groundedPrompt(view: RepositoryView, candidate: Candidate, system: string, extra: readonly string[]): PromptMessage[] | undefined {
   if (!citesOnlyScope(view, candidate)) return undefined;
   const head = [
     `Finding: ${cap(candidate.title, MAX_CLAIM_CHARS)}`,
     cap(candidate.summary, MAX_CLAIM_CHARS),
     `Why now: ${cap(candidate.whyNow, MAX_CLAIM_CHARS)}`,
+    ...extra,
     '',
     'Evidence:',
     ...candidate.evidence.map((e) => `- ${location(e)}: ${cap(e.note, 200)}`),
     '',
     'Excerpts (line numbers on the left):',
   ].join('\n');
-  let budget = PROMPT_BUDGET_CHARS - BRIEF_SYSTEM.length - head.length;
+  let budget = PROMPT_BUDGET_CHARS - system.length - head.length;
   const excerpts: string[] = [];
   for (const e of uniqueRanges(candidate.evidence)) {
     if (budget < MIN_EXCERPT_CHARS) break;
-    const text = excerpt(view, e, budget);
-    if (text === undefined) continue;
-    excerpts.push(text);
-    budget -= text.length + 1;
+    const shown = excerpt(view, e, budget);
+    if (shown === undefined) continue;
+    excerpts.push(shown.text);
+    budget -= shown.text.length + 1;
   }
   if (excerpts.length === 0) return undefined;
   const patterns = view.policy.redactPatterns;
   return [
-    { role: 'system', content: redactText(BRIEF_SYSTEM, patterns) },
+    { role: 'system', content: redactText(system, patterns) },
     { role: 'user', content: redactText(`${head}\n${excerpts.join('\n')}`, patterns) },
   ];
 }
@@ -69,7 +131,7 @@ function location(e: EvidenceRef): string {
 }
 
 /** The evidence range ± context from the indexed text, numbered, cut to `budget` characters. */
-function excerpt(view: RepositoryView, e: EvidenceRef, budget: number): string | undefined {
+function excerpt(view: RepositoryView, e: EvidenceRef, budget: number): { text: string; cut: boolean } | undefined {
   // Lines of history evidence, or of a file changed since, point into other text than the index holds.
   if (e.contentHash === undefined ? e.commit !== undefined : view.file(e.path)?.sha256 !== e.contentHash) return undefined;
   const lines = view.lines(e.path);
@@ -81,16 +143,18 @@ function excerpt(view: RepositoryView, e: EvidenceRef, budget: number): string |
   const width = String(last).length;
   const out = [header];
   let used = header.length + 1;
+  let cut = false;
   for (let n = first; n <= last; n++) {
     const line = `${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`;
     if (used + line.length + 1 > budget) {
       out.push('… (cut to fit)');
+      cut = true;
       break;
     }
     out.push(line);
     used += line.length + 1;
   }
-  return out.length > 1 ? out.join('\n') : undefined;
+  return out.length > 1 && !(cut && out.length === 2) ? { text: out.join('\n'), cut } : undefined;
 }
 
 /** One excerpt per path and range; history-only evidence (no file text) is listed, not excerpted. */
