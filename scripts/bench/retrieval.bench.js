@@ -2,7 +2,8 @@
 // Retrieval figures on a large real code base: corpus, cold index (time, files/s, peak RSS), rg for
 // scale, the daemon and /v1/context over HTTP (RSS, latency at 1 and 50 clients closed loop and at
 // 500 req/s open loop, a hello-world reference, save-to-visible),
-// and Acc@1/3/5 on real changelog fixes next to a plain BM25 baseline. See docs/benchmarks.md.
+// and Acc@1/3/5 on real changelog fixes next to a plain BM25 baseline (in the corpus, and in each
+// fixture package's own repository). See docs/benchmarks.md.
 // Reproduce: npm run build && npm run bench -- retrieval [--files N] [--skip-http] [--json] [--verbose]
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -12,6 +13,7 @@ const { percentile, round } = require('./stats');
 const { ensureCorpus } = require('./retrieval/corpus');
 const { loadFixtures, fixturePackages, checkFixtures, accuracy, hasReplicas } = require('./retrieval/quality');
 const { buildBm25 } = require('./retrieval/bm25');
+const { ownRepositoryRankings, ownRepositoryBm25, ownRepositoryFigures } = require('./retrieval/own-repo');
 const { rgFigures } = require('./retrieval/rg');
 const { httpFigures } = require('./retrieval/http');
 const { renderTable, renderMisses, TARGETS } = require('./retrieval/report');
@@ -70,21 +72,28 @@ exports.run = async function run(args) {
   const bm25 = buildBm25(corpus.dir, child.paths);
   const replicas = hasReplicas(child.paths);
   const sousRankings = new Map(Object.entries(child.rankings));
+  log(`own repositories: ${fixturePackages(scored).length} packages`);
+  const own = ownRepositoryRankings(corpus.dir, scored);
+  const ownBm25 = ownRepositoryBm25(corpus.dir, own.repositories);
+  // Per query form: the query, and each ranker's top 5 for a fixture. "own repository" asks the
+  // entry as written of the fixture's package alone (retrieval/own-repo.js); replicas are not there.
+  const forms = [
+    { form: 'as written', query: (f) => f.query, sous: (f) => sousRankings.get(f.id), bm25: (f) => bm25.search(f.query, 5), replicas },
+    { form: 'package named', query: (f) => f.namedQuery, sous: (f) => sousRankings.get(`${f.id}#named`), bm25: (f) => bm25.search(f.namedQuery, 5), replicas },
+    { form: 'own repository', query: (f) => f.query, sous: (f) => own.rankings.get(f.id), bm25: (f) => ownBm25.get(f.package).search(f.query, 5), replicas: false },
+  ];
   // One entry per fixture set and query form; rankings are looked up under the fixture's id.
-  const quality = { packages: fixturePackages(scored).length, replicas, sets: [] };
+  const quality = { packages: fixturePackages(scored).length, replicas, own_repositories: ownRepositoryFigures(own), sets: [] };
   for (const set of ['tuning', 'holdout']) {
     const fixtures = scored.filter((f) => f.set === set);
-    for (const form of ['as written', 'package named']) {
-      const suffix = form === 'package named' ? '#named' : '';
-      const queryOf = (f) => (suffix ? f.namedQuery : f.query);
-      const sous = new Map(fixtures.map((f) => [f.id, sousRankings.get(`${f.id}${suffix}`) ?? []]));
-      const bm = new Map(fixtures.map((f) => [f.id, bm25.search(queryOf(f), 5)]));
+    for (const { form, query, sous, bm25: bm, replicas: rep } of forms) {
+      const asked = fixtures.map((f) => ({ ...f, query: query(f) }));
       quality.sets.push({
         set,
         form,
         packages: fixturePackages(fixtures).length,
-        sous: accuracy(fixtures.map((f) => ({ ...f, query: queryOf(f) })), sous, { replicas }),
-        bm25: accuracy(fixtures.map((f) => ({ ...f, query: queryOf(f) })), bm, { replicas }),
+        sous: accuracy(asked, new Map(fixtures.map((f) => [f.id, sous(f) ?? []])), { replicas: rep }),
+        bm25: accuracy(asked, new Map(fixtures.map((f) => [f.id, bm(f)])), { replicas: rep }),
       });
     }
   }

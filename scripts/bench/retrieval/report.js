@@ -80,7 +80,9 @@ function rows(r) {
   const acc = (a) => `Acc@1 ${a.acc1}%, @3 ${a.acc3}%, @5 ${a.acc5}%`;
   const tq = `Acc@5 >= ${TARGETS.acc5Percent}% and > BM25`;
   for (const e of q.sets) {
-    const what = `quality: ${e.set}, ${e.form} (${e.sous.n} pairs, ${e.packages} packages${q.replicas ? ', replica = original' : ''})`;
+    // A package's own repository holds no replicas, whatever the corpus does.
+    const replicaNote = q.replicas && e.form !== 'own repository' ? ', replica = original' : '';
+    const what = `quality: ${e.set}, ${e.form} (${e.sous.n} pairs, ${e.packages} packages${replicaNote})`;
     out.push([what, `Sous ${acc(e.sous)}`, tq, status(e.sous.acc5 >= TARGETS.acc5Percent && e.sous.acc5 > e.bm25.acc5)]);
     out.push(['', `BM25 ${acc(e.bm25)}`, '', '']);
   }

@@ -87,6 +87,16 @@ describe('buildRepositoryIndex', () => {
     expect(signals(result, 'src/app/repo.ts')).toContain('path_named');
   });
 
+  test('a prompt of boilerplate words only still finds the file that uses them', async () => {
+    const dir = fixture();
+    write(dir, 'src/text/source.ts', "export const lines = (text: string) => text.split('\\r\\n'); // line separator on windows\n");
+    const index = await buildRepositoryIndex(dir, defaultPolicy());
+    // "line" and "error" alone are dropped as trace boilerplate; with nothing else left they count.
+    expect(paths(index.query('wrong line error'))).toContain('src/text/source.ts');
+    // A prompt with words of its own ranks by them, as before.
+    expect(paths(index.query('windows separator'))[0]).toBe('src/text/source.ts');
+  });
+
   test('co-changed files are weaker neighbours', async () => {
     const index = await buildRepositoryIndex(fixture(), defaultPolicy());
     const result = index.query('The wording in docs/guide.md is outdated');

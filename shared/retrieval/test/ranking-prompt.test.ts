@@ -1,4 +1,4 @@
-import { analyzePrompt, type PromptAnalysis } from '../src/ranking';
+import { analyzePrompt, withBoilerplate, type PromptAnalysis } from '../src/ranking';
 
 const termWeight = (analysis: PromptAnalysis, term: string): number | undefined =>
   analysis.terms.find((t) => t.term === term)?.weight;
@@ -169,6 +169,16 @@ describe('analyzePrompt', () => {
   });
 
   test('an empty prompt yields empty lists', () => {
-    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], labels: [], terms: [] });
+    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], boilerplate: [], labels: [], terms: [] });
+  });
+
+  test('boilerplate words are kept aside, and put back only when asked', () => {
+    const analysis = analyzePrompt('windows has \\r\\n line separator error');
+    expect(analysis.words).not.toContain('line');
+    expect(analysis.boilerplate).toEqual(expect.arrayContaining(['line', 'error']));
+    const wider = withBoilerplate(analysis);
+    expect(wider?.words).toEqual(expect.arrayContaining(['line', 'error', ...analysis.words]));
+    expect(wider?.terms.map((t) => t.term)).toEqual(expect.arrayContaining(['line', 'error']));
+    expect(withBoilerplate(analyzePrompt('parseConfig drops keys'))).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
  * Answering a prompt from the index: rank the indexed files, pick each one's best lines, and fit
  * them to a token budget.
  */
-import { analyzePrompt, estimateTokens, fitToBudget } from '../ranking';
+import { analyzePrompt, estimateTokens, fitToBudget, withBoilerplate, type PromptAnalysis } from '../ranking';
+import type { RankedFile } from '../ranking/rank';
 import { SnippetTerms } from '../ranking/snippet';
 import { rankReachable, type QuerySource } from './candidates';
 import { IndexError } from './errors';
@@ -23,6 +24,25 @@ function checkTopN(topN: number): void {
 }
 
 /**
+ * Fewer files than asked for matched the prompt's own words: files that match the words dropped as
+ * trace boilerplate (error, line, object…) fill the rest, after them and scored no higher than the
+ * last of them ("windows has \\r\\n line separator" has little else to go on). The first ranking
+ * is never reordered.
+ */
+function boilerplateMatches(analysis: PromptAnalysis, source: QuerySource, found: readonly ContextItem[], room: number): Array<{ r: RankedFile; terms: SnippetTerms; text: string | undefined }> {
+  const wider = withBoilerplate(analysis);
+  if (wider === undefined) return [];
+  const { ranked, files } = rankReachable(wider, source, found.length + room);
+  const seen = new Set(found.map((i) => i.path));
+  const floor = found.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+  const terms = new SnippetTerms(wider.terms);
+  return ranked
+    .filter((r) => !seen.has(r.path))
+    .slice(0, room)
+    .map((r) => ({ r: { ...r, score: Math.min(r.score, floor) }, terms, text: files.get(r.path)?.text }));
+}
+
+/**
  * Ranks the indexed files of `source` for `prompt` (`rankFiles` signals, BM25 from the source's
  * index, co-change lifts weakened; see `rankReachable`) and returns the best `topN` with their
  * best snippet; files ranked by recency alone are left out. With `budgetTokens`, items are fitted
@@ -40,10 +60,12 @@ export function runQuery(prompt: string, source: QuerySource, options: QueryOpti
   const { ranked, files } = rankReachable(analysis, source, topN);
   // One preparation of the terms for every result (`bestSnippet` for each file).
   const snippetTerms = new SnippetTerms(analysis.terms);
-  let items: ContextItem[] = ranked.slice(0, topN).map((r) => {
-    const snippet = snippetTerms.best(files.get(r.path)?.text ?? '');
+  const item = (r: RankedFile, terms: SnippetTerms, text: string | undefined): ContextItem => {
+    const snippet = terms.best(text ?? '');
     return { path: r.path, score: r.score, rationale: r.rationale, snippet, tokens: estimateTokens(snippet.text) };
-  });
+  };
+  let items: ContextItem[] = ranked.slice(0, topN).map((r) => item(r, snippetTerms, files.get(r.path)?.text));
+  if (items.length < topN) items = [...items, ...boilerplateMatches(analysis, source, items, topN - items.length).map(({ r, terms, text }) => item(r, terms, text))];
   if (options.budgetTokens !== undefined) {
     const fit = fitToBudget(items.map((item) => ({ item, text: item.snippet.text })), options.budgetTokens);
     items = fit.items.map(({ item, text }) => {

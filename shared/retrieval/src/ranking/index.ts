@@ -1,4 +1,4 @@
-export { analyzePrompt, ERROR_MESSAGE_MAX_CHARS } from './prompt';
+export { analyzePrompt, withBoilerplate, ERROR_MESSAGE_MAX_CHARS } from './prompt';
 export type { ErrorMention, PromptAnalysis, QueryTerm } from './prompt';
 export { extractFrames, FRAME_DECAY, FRAME_MIN_RELEVANCE } from './frames';
 export type { FrameLanguage, TracebackFrame } from './frames';

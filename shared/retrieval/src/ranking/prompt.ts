@@ -36,6 +36,8 @@ export interface PromptAnalysis {
   fragments: string[];
   /** Normalized prose words (stopwords and trace boilerplate dropped), deduplicated. */
   words: string[];
+  /** The trace and bug-report boilerplate words that were dropped from `words`, deduplicated. */
+  boilerplate: string[];
   /**
    * The component the prompt is about, as an issue title or commit subject labels it before a colon
    * or in brackets at its start (`router: …`, `fix(config): …`, `[qs] …`, `**clover:** …`), as
@@ -187,9 +189,14 @@ export function analyzePrompt(text: string): PromptAnalysis {
 
   const terms = new TermCollector();
   const words = new Set<string>();
+  const boilerplate = new Set<string>();
   for (const m of rest.matchAll(WORD_RE)) {
     const word = normalizeToken(m[0]);
-    if (word === null || TRACE_NOISE.has(word)) continue;
+    if (word === null) continue;
+    if (TRACE_NOISE.has(word)) {
+      boilerplate.add(word);
+      continue;
+    }
     words.add(word);
     terms.add(word, 'word');
   }
@@ -217,5 +224,19 @@ export function analyzePrompt(text: string): PromptAnalysis {
       for (const token of [identifierTokens(m[0]).whole, ...identifierTokens(m[0]).parts]) if (token !== null && !LABEL_NOISE.has(token)) labels.add(token);
     }
   }
-  return { paths, frames, errors, identifiers, fragments, words: [...words], labels: [...labels], terms: terms.sorted() };
+  return { paths, frames, errors, identifiers, fragments, words: [...words], boilerplate: [...boilerplate], labels: [...labels], terms: terms.sorted() };
+}
+
+/**
+ * The analysis with its boilerplate words taken as plain words, for a prompt that matched no file
+ * without them ("windows has \r\n line separator"): a weak answer beats an empty one there.
+ * Undefined when nothing was dropped.
+ */
+export function withBoilerplate(analysis: PromptAnalysis): PromptAnalysis | undefined {
+  const added = analysis.boilerplate.filter((w) => !analysis.words.includes(w));
+  if (added.length === 0) return undefined;
+  const terms = new Map(analysis.terms.map((t) => [t.term, t]));
+  for (const word of added) if (!terms.has(word)) terms.set(word, { term: word, weight: TERM_WEIGHTS.word, kind: 'word' });
+  const sorted = [...terms.values()].sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  return { ...analysis, words: [...analysis.words, ...added], boilerplate: [], terms: sorted };
 }
