@@ -5,7 +5,9 @@
  *
  * A daemon that stops answering `/status` for SOUS_SUPERVISOR_HUNG_MS (default 3 minutes: far above
  * any legitimate pause, such as the first write to the embedded store) is killed and restarted like
- * a crashed one: a hung daemon is worse than a restarted one.
+ * a crashed one: a hung daemon is worse than a restarted one. Until its first answer a starting daemon
+ * gets at least START_GRACE_MS (creating the embedded store alone takes seconds), so a short
+ * SOUS_SUPERVISOR_HUNG_MS cannot kill every start.
  *
  * A daemon that exits 2 refused to start (busy port, locked store, invalid config): restarting
  * would not help, so the supervisor records the reason and stops. After MAX_FAST_CRASHES crashes in
@@ -23,6 +25,7 @@ const STABLE_MS = 60_000;
 const MAX_FAST_CRASHES = 8;
 const STOP_TIMEOUT_MS = 20_000;
 const HUNG_MS = Number(process.env.SOUS_SUPERVISOR_HUNG_MS) > 0 ? Number(process.env.SOUS_SUPERVISOR_HUNG_MS) : 180_000;
+const START_GRACE_MS = Math.max(HUNG_MS, 120_000);
 const PROBE_EVERY_MS = Math.min(15_000, Math.max(250, Math.floor(HUNG_MS / 4)));
 
 const args = process.argv.slice(2);
@@ -62,14 +65,19 @@ function startChild(): void {
     const lines = chunk.toString('utf8').trim().split('\n');
     lastLine = lines[lines.length - 1] ?? lastLine;
   });
-  // Liveness: the time of the last /status answer (or of the start); past HUNG_MS without one, kill.
+  // Liveness: the time of the last /status answer (or of the start); past HUNG_MS without one (past
+  // START_GRACE_MS before the first), kill.
   let lastAnswer = Date.now();
+  let answered = false;
   const probe = setInterval(() => {
     if (options.port === 0) return;
     fetch(`http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}/status`, { signal: AbortSignal.timeout(PROBE_EVERY_MS) }).then(
-      () => (lastAnswer = Date.now()),
       () => {
-        if (Date.now() - lastAnswer < HUNG_MS || stopping) return;
+        lastAnswer = Date.now();
+        answered = true;
+      },
+      () => {
+        if (Date.now() - lastAnswer < (answered ? HUNG_MS : START_GRACE_MS) || stopping) return;
         errOut.write(`sous supervisor: the daemon did not answer /status for ${Math.round(HUNG_MS / 1000)} s; restarting it\n`);
         lastLine = `the daemon stopped answering for ${Math.round(HUNG_MS / 1000)} s and was restarted`;
         proc.kill('SIGKILL');

@@ -1,4 +1,6 @@
-import { extractSymbols, MAX_TREE_SITTER_BYTES } from '../src/symbols';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { extractSymbols, LONG_LINE_CHARS, looksMinified, MAX_TREE_SITTER_BYTES } from '../src/symbols';
 
 describe('extractSymbols regex fallback', () => {
   test('unsupported language (Ruby) gets definitions, imports and references by regex', async () => {
@@ -74,6 +76,36 @@ describe('extractSymbols regex fallback', () => {
     expect(symbols.fallbackReason).toMatch(/^over size cap \(\d+ bytes > 524288\)$/);
     expect(symbols.definitions[0]).toEqual({ name: 'big', kind: 'function', line: 1, endLine: 1, exported: true });
   });
+
+  test('minified code (most of the text in very long lines) skips tree-sitter', async () => {
+    const minified = `function a(b){return b+1}var c=${'a(1)+'.repeat(LONG_LINE_CHARS)}0;export function keep(){return c}\n`;
+    expect(looksMinified(minified)).toBe(true);
+    const symbols = await extractSymbols('javascript', minified);
+    expect(symbols.parser).toBe('regex');
+    expect(symbols.fallbackReason).toBe(`minified (most of the text is in lines over ${LONG_LINE_CHARS} characters)`);
+    expect(symbols.definitions.map((d) => d.name)).toContain('a');
+    // Ordinary code with one long line (an inlined table) is still parsed.
+    const ordinary = `${'export function f() { return 1; }\n'.repeat(200)}const table = '${'x'.repeat(LONG_LINE_CHARS + 10)}';\n`;
+    expect(looksMinified(ordinary)).toBe(false);
+    expect((await extractSymbols('javascript', ordinary)).parser).toBe('tree-sitter');
+  });
+
+  test('an unterminated string full of backslashes on one long line is read, not hung on', () => {
+    // Shaped like a line of a minified bundle (pglite's fs/base.cjs hung a parse worker this way: the
+    // string pattern backtracked exponentially). In a child process, so a regression fails the test
+    // at the deadline instead of hanging the whole run.
+    const script = `
+      const { extractSymbols } = require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'symbols', 'extract.js'))});
+      const line = 'var s="' + '\\\\x'.repeat(40) + 'q '.repeat(30000) + '; function after(){ return usedLater }';
+      extractSymbols('ruby', line).then((s) => process.stdout.write(JSON.stringify({ parser: s.parser, refs: s.references.map((r) => r.name) })));
+    `;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.signal).toBeNull();
+    const symbols = JSON.parse(run.stdout) as { parser: string; refs: string[] };
+    expect(symbols.parser).toBe('regex');
+    // The string never ends, so what follows it counts as code: the names after it are still found.
+    expect(symbols.refs).toEqual(expect.arrayContaining(['usedLater', 'after']));
+  }, 40_000);
 
   test('empty text gives empty results', async () => {
     const symbols = await extractSymbols('go', '');

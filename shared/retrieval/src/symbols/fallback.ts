@@ -57,9 +57,16 @@ function names(list: string | undefined): string[] {
     .filter((name) => name !== '' && !name.startsWith('type '));
 }
 
+/**
+ * A string literal. A backslash is only ever an escape (`[^\\]` in the other branch): when both
+ * branches could take it, an unterminated string with many backslashes (minified code) backtracks
+ * exponentially and hangs the parse.
+ */
+const STRING_LITERAL = /(["'`])(?:\\[\s\S]|(?!\1)[^\\])*\1/g;
+
 /** Strip `//` and `#` line comments and string literals so they do not count as references. */
 function codeOnly(line: string): string {
-  return line.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, ' ').replace(/(?:\/\/|#(?!\s*include)).*$/, '');
+  return line.replace(STRING_LITERAL, ' ').replace(/(?:\/\/|#(?!\s*include)).*$/, '');
 }
 
 /**

@@ -1,4 +1,4 @@
-export { extractSymbols, MAX_TREE_SITTER_BYTES } from './extract';
+export { extractSymbols, LONG_LINE_CHARS, looksMinified, MAX_TREE_SITTER_BYTES } from './extract';
 export { splitIdentifier } from './identifiers';
 export { isSymbolLanguage } from './languages';
 export { resolveImport } from './resolve';
