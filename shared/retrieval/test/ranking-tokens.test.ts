@@ -1,5 +1,5 @@
 import { Bm25Index, codeTokens, normalizeToken, plainTokens } from '../src/ranking';
-import { BoundedMemo, IDENTIFIER_MEMO_LIMIT, identifierTokensOf } from '../src/ranking/tokens';
+import { BoundedMemo, codeTermCounts, IDENTIFIER_MEMO_LIMIT, identifierTokensOf } from '../src/ranking/tokens';
 import { splitIdentifier } from '../src/symbols';
 
 describe('codeTokens', () => {
@@ -47,6 +47,17 @@ describe('codeTokens', () => {
       expect(identifierTokensOf(id)).toEqual(codeTokens(id));
     }
     expect(IDENTIFIER_MEMO_LIMIT).toBeGreaterThan(1000);
+  });
+
+  test('codeTermCounts counts exactly the tokens codeTokens lists', () => {
+    const text = 'getUserName(user); user.getUserName(); const USER_NAME = getUserName; users.push(userName)';
+    const expected = new Map<string, number>();
+    for (const token of codeTokens(text)) expected.set(token, (expected.get(token) ?? 0) + 1);
+    const { counts, length } = codeTermCounts(text);
+    expect(counts).toEqual(expected);
+    expect(length).toBe(codeTokens(text).length);
+    expect(counts.get('getusername')).toBe(3);
+    expect(counts.get('user')).toBe(8); // user ×2, users, and a part of getUserName ×3, USER_NAME and userName
   });
 
   test('BoundedMemo keeps at most its limit, forgetting the oldest first', () => {

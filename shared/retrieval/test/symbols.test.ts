@@ -283,4 +283,18 @@ describe('extractSymbols with tree-sitter', () => {
     expect(reference(symbols, 'Order')).toEqual({ line: 9, count: 2 });
     expect(reference(symbols, 'orders')).toEqual({ line: 11, count: 1 });
   });
+
+  test.each([
+    ['typescript', "import { a } from './a';\nexport function first(x: number) { return a(x) + other; }\nexport class Second { method() { return first(1); } }\n"],
+    ['python', 'import os\nclass Fine:\n    def go(self):\n        return os.path.join(self.x)\n'],
+    ['ruby', "require 'json'\nclass Invoice\n  def total; items.sum; end\nend\n"],
+  ])('%s without references: the same definitions and imports, no references', async (language, text) => {
+    const full = await extractSymbols(language, text);
+    const lean = await extractSymbols(language, text, { references: false });
+    expect(full.references.length).toBeGreaterThan(0);
+    expect(lean.references).toEqual([]);
+    expect(lean.definitions).toEqual(full.definitions);
+    expect(lean.imports).toEqual(full.imports);
+    expect(lean.parser).toBe(full.parser);
+  });
 });

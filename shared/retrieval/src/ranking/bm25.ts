@@ -2,7 +2,7 @@
  * An in-memory BM25 index with incremental add/remove. Document frequencies and the total length
  * are kept up to date on every change, so a search never rescans the corpus.
  */
-import { codeTokens, plainTokens } from './tokens';
+import { codeTermCounts, codeTokens, plainTokens, type TermCounts } from './tokens';
 import { topK } from './top-k';
 
 /** BM25 term-frequency saturation. */
@@ -97,15 +97,22 @@ export class Bm25Index {
     return this.mode === 'plain' ? plainTokens(text) : codeTokens(text);
   }
 
+  /** A text's tokens counted the way this index tokenizes. */
+  private termCounts(text: string): TermCounts {
+    if (this.mode === 'code') return codeTermCounts(text);
+    const counts = new Map<string, number>();
+    const tokens = plainTokens(text);
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    return { counts, length: tokens.length };
+  }
+
   /** Adds a document, replacing any previous text under the same id. */
   add(docId: string, text: string): void {
     this.remove(docId);
-    const tokens = this.tokenize(text);
-    const counts = new Map<string, number>();
-    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    const { counts, length } = this.termCounts(text);
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = docId;
-    this.lengths[slot] = tokens.length;
+    this.lengths[slot] = length;
     const terms: string[] = [];
     for (const [term, tf] of counts) {
       let docsWithTerm = this.postings.get(term);
@@ -119,8 +126,8 @@ export class Bm25Index {
       docsWithTerm.set(slot, tf);
       terms.push(canonical);
     }
-    this.docs.set(docId, { slot, length: tokens.length, terms });
-    this.totalLength += tokens.length;
+    this.docs.set(docId, { slot, length, terms });
+    this.totalLength += length;
   }
 
   /** Removes a document; returns false when it was not indexed. */

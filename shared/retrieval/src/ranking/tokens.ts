@@ -151,12 +151,42 @@ export function identifierTokensOf(identifier: string): readonly string[] {
  */
 export function codeTokens(text: string): string[] {
   const out: string[] = [];
-  for (const match of text.matchAll(IDENTIFIER_RE)) {
-    const { whole, parts } = identifierTokens(match[0]);
-    if (whole !== null) out.push(whole);
-    out.push(...parts);
-  }
+  forEachCodeToken(text, (token) => out.push(token));
   return out;
+}
+
+/** A text's tokens counted: each distinct token once with its frequency, and the number of tokens. */
+export interface TermCounts {
+  counts: Map<string, number>;
+  length: number;
+}
+
+/** `codeTokens` of a text counted (what a BM25 document needs), without the list of every token. */
+export function codeTermCounts(text: string): TermCounts {
+  const counts = new Map<string, number>();
+  let length = 0;
+  forEachCodeToken(text, (token) => {
+    counts.set(token, (counts.get(token) ?? 0) + 1);
+    length += 1;
+  });
+  return { counts, length };
+}
+
+/**
+ * Calls `fn` with each code token of `text`, in order. A file repeats its names many times: each
+ * distinct identifier is split and normalized once per call (half the cost of indexing a file).
+ */
+function forEachCodeToken(text: string, fn: (token: string) => void): void {
+  const seen = new Map<string, readonly string[]>();
+  for (const identifier of text.match(IDENTIFIER_RE) ?? []) {
+    let tokens = seen.get(identifier);
+    if (tokens === undefined) {
+      const { whole, parts } = identifierTokens(identifier);
+      tokens = whole === null ? parts : [whole, ...parts];
+      seen.set(identifier, tokens);
+    }
+    for (const token of tokens) fn(token);
+  }
 }
 
 /**

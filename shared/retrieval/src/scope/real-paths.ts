@@ -12,6 +12,8 @@ import * as path from 'node:path';
 export class RealPaths {
   private realRoot: Promise<string> | undefined;
   private readonly folders = new Map<string, Promise<string>>();
+  /** Each file resolved once per pass: loading takes its fingerprint and then reads it. */
+  private readonly files = new Map<string, Promise<{ real: string; stat?: fs.Stats }>>();
 
   constructor(private readonly root: string) {}
 
@@ -24,7 +26,16 @@ export class RealPaths {
    * `relPath` (normalised, POSIX) resolved, with its stat when it is not a symlink (then lstat and
    * stat agree). Rejects like realpath: ENOENT for a missing file or folder.
    */
-  async file(relPath: string): Promise<{ real: string; stat?: fs.Stats }> {
+  file(relPath: string): Promise<{ real: string; stat?: fs.Stats }> {
+    let resolved = this.files.get(relPath);
+    if (resolved === undefined) {
+      resolved = this.resolveFile(relPath);
+      this.files.set(relPath, resolved);
+    }
+    return resolved;
+  }
+
+  private async resolveFile(relPath: string): Promise<{ real: string; stat?: fs.Stats }> {
     const realRoot = await this.resolvedRoot();
     const slash = relPath.lastIndexOf('/');
     const folder = slash < 0 ? '' : relPath.slice(0, slash);

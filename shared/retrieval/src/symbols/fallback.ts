@@ -72,11 +72,12 @@ function codeOnly(line: string): string {
 /**
  * Regex extraction for languages without a grammar, oversized files and trees with syntax errors.
  * Definitions have `endLine === line`; `exported` is set only where the line says `export`/`pub`/`public`.
+ * With `references` false, identifier uses are not collected (the index does not rank by them).
  */
-export function extractWithRegex(text: string): Omit<FileSymbols, 'parser'> {
+export function extractWithRegex(text: string, references = true): Omit<FileSymbols, 'parser'> {
   const definitions: SymbolDefinition[] = [];
   const imports: SymbolImport[] = [];
-  const references = new ReferenceCounter();
+  const uses = new ReferenceCounter();
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
     const line = index + 1;
@@ -97,6 +98,7 @@ export function extractWithRegex(text: string): Omit<FileSymbols, 'parser'> {
         break;
       }
     }
+    if (!references) return;
     let skippedDefinition = false;
     for (const match of codeOnly(raw).matchAll(IDENTIFIER)) {
       const name = match[0];
@@ -105,8 +107,8 @@ export function extractWithRegex(text: string): Omit<FileSymbols, 'parser'> {
         skippedDefinition = true; // the defining occurrence is not a use
         continue;
       }
-      references.add(name, line);
+      uses.add(name, line);
     }
   });
-  return { definitions, references: references.list(), imports };
+  return { definitions, references: uses.list(), imports };
 }

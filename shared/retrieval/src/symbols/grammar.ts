@@ -4,10 +4,23 @@ import { Language, Parser, Query } from 'web-tree-sitter';
 import type { SymbolLanguage } from './types';
 import { LANGUAGE_SPECS } from './languages';
 
-/** A loaded grammar: one parser and one compiled query per language, kept for the life of the process. */
+/** A loaded grammar: one parser and its compiled queries per language, kept for the life of the process. */
 export interface LoadedGrammar {
   parser: Parser;
-  query: Query;
+  /**
+   * The compiled query: with `references`, definitions, imports and references; without, the same
+   * minus the `@reference` patterns (the index does not rank by references, and a capture for every
+   * identifier of a file costs more than the parse itself). Each is compiled on first use.
+   */
+  query(references: boolean): Query;
+}
+
+/** A language query without its `@reference` patterns (each is one line ending in `@reference`). */
+export function withoutReferences(query: string): string {
+  return query
+    .split('\n')
+    .filter((line) => !/@reference\s*$/.test(line))
+    .join('\n');
 }
 
 let runtime: Promise<void> | undefined;
@@ -39,7 +52,13 @@ async function load(language: SymbolLanguage): Promise<LoadedGrammar> {
   const grammar = await Language.load(bytes);
   const parser = new Parser();
   parser.setLanguage(grammar);
-  return { parser, query: new Query(grammar, spec.query) };
+  const compiled = new Map<boolean, Query>();
+  const query = (references: boolean): Query => {
+    let found = compiled.get(references);
+    if (found === undefined) compiled.set(references, (found = new Query(grammar, references ? spec.query : withoutReferences(spec.query))));
+    return found;
+  };
+  return { parser, query };
 }
 
 /** The parser and query for a language, loaded on first use and cached in-process. Rejects when the grammar cannot load. */

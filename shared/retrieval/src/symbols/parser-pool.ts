@@ -59,7 +59,7 @@ export class SymbolParserPool {
 
   /** `extractSymbols` on a worker; in-process when no worker can run. */
   parse(language: string, text: string): Promise<FileSymbols> {
-    if (this.script === null) return extractSymbols(language, text).then((s) => ({ ...s, references: [] }));
+    if (this.script === null) return extractSymbols(language, text, { references: false });
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     const owner = this.pick();
@@ -118,7 +118,7 @@ export class SymbolParserPool {
       for (const [id, job] of this.pending) {
         if (job.owner !== entry) continue;
         this.pending.delete(id);
-        extractSymbols(job.language, job.text).then((s) => job.resolve({ ...s, references: [] }), (err: Error) => job.reject(err));
+        extractSymbols(job.language, job.text, { references: false }).then((s) => job.resolve(s), (err: Error) => job.reject(err));
       }
     };
     entry.worker.on('error', fail);

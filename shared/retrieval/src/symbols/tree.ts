@@ -28,14 +28,14 @@ function line(node: Node): number {
 }
 
 /**
- * Parse `text` and read definitions, imports and references from the language's query.
- * Returns undefined when the parser gives up (no tree). Frees the tree before returning.
+ * Parse `text` and read definitions, imports and (unless `references` is false) references from the
+ * language's query. Returns undefined when the parser gives up (no tree). Frees the tree before returning.
  */
-export function extractWithTree(grammar: LoadedGrammar, spec: LanguageSpec, text: string): TreeSymbols | undefined {
+export function extractWithTree(grammar: LoadedGrammar, spec: LanguageSpec, text: string, references = true): TreeSymbols | undefined {
   const tree = grammar.parser.parse(text);
   if (!tree) return undefined;
   try {
-    const matches = grammar.query.matches(tree.rootNode);
+    const matches = grammar.query(references).matches(tree.rootNode);
     const definitions = new Map<number, { pattern: number; definition: SymbolDefinition }>();
     const imports = new Map<number, PendingImport>();
     const notReferences = new Set<number>(); // name nodes of definitions and imports
@@ -48,16 +48,16 @@ export function extractWithTree(grammar: LoadedGrammar, spec: LanguageSpec, text
     for (const { definition } of definitions.values()) {
       if (exportedNames.has(definition.name) && definition.exported === false) definition.exported = true;
     }
-    const references = new ReferenceCounter();
+    const uses = new ReferenceCounter();
     for (const node of referenceNodes) {
       if (notReferences.has(node.startIndex) || within(node, skipped)) continue;
-      references.add(node.text, line(node));
+      uses.add(node.text, line(node));
     }
     return {
       definitions: [...definitions.values()]
         .map((entry) => entry.definition)
         .sort((a, b) => a.line - b.line || a.name.localeCompare(b.name)),
-      references: references.list(),
+      references: uses.list(),
       imports: [...imports.values()]
         .filter((entry): entry is PendingImport & { source: string } => entry.source !== undefined)
         .map((entry) => ({ source: entry.source, names: entry.names, line: entry.line }) satisfies SymbolImport)
