@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { percentile, round } = require('./stats');
 const { ensureCorpus } = require('./retrieval/corpus');
-const { loadFixtures, fixturePackages, checkFixtures, accuracy, hasReplicas } = require('./retrieval/quality');
+const { loadFixtures, loadPackageFixtures, fixturePackages, checkFixtures, checkPackageFixtures, accuracy, hasReplicas } = require('./retrieval/quality');
 const { buildBm25 } = require('./retrieval/bm25');
 const { ownRepositoryRankings, ownRepositoryBm25, ownRepositoryFigures } = require('./retrieval/own-repo');
 const { rgFigures } = require('./retrieval/rg');
@@ -65,6 +65,10 @@ exports.run = async function run(args) {
   const problems = checkFixtures(fixtures, corpus.dir);
   if (problems.length > 0) process.stderr.write(`\nretrieval bench: ${problems.length} fixtures left out:\n  ${problems.join('\n  ')}\n`);
   const scored = fixtures.filter((f) => !problems.some((p) => p.startsWith(`${f.id}:`)));
+  const packageFixtures = loadPackageFixtures();
+  const packageProblems = checkPackageFixtures(packageFixtures);
+  if (packageProblems.length > 0) process.stderr.write(`\nretrieval bench: ${packageProblems.length} package fixtures left out:\n  ${packageProblems.join('\n  ')}\n`);
+  const packageScored = packageFixtures.filter((f) => !packageProblems.some((p) => p.startsWith(`${f.id}:`)));
 
   log(`cold index: ${corpus.files} files`);
   const child = coldIndex(corpus.dir, scored);
@@ -82,8 +86,11 @@ exports.run = async function run(args) {
     { form: 'package named', query: (f) => f.namedQuery, sous: (f) => sousRankings.get(`${f.id}#named`), bm25: (f) => bm25.search(f.namedQuery, 5), replicas },
     { form: 'own repository', query: (f) => f.query, sous: (f) => own.rankings.get(f.id), bm25: (f) => ownBm25.get(f.package).search(f.query, 5), replicas: false },
   ];
+  log(`installed packages as repositories: ${fixturePackages(packageScored).join(', ')}`);
+  const installed = ownRepositoryRankings(corpus.dir, packageScored, { source: 'installed' });
+  const installedBm25 = ownRepositoryBm25(corpus.dir, installed.repositories, { source: 'installed' });
   // One entry per fixture set and query form; rankings are looked up under the fixture's id.
-  const quality = { packages: fixturePackages(scored).length, replicas, own_repositories: ownRepositoryFigures(own), sets: [] };
+  const quality = { packages: fixturePackages(scored).length, replicas, own_repositories: ownRepositoryFigures(own), package_repositories: ownRepositoryFigures(installed), sets: [] };
   for (const set of ['tuning', 'holdout']) {
     const fixtures = scored.filter((f) => f.set === set);
     for (const { form, query, sous, bm25: bm, replicas: rep } of forms) {
@@ -96,6 +103,19 @@ exports.run = async function run(args) {
         bm25: accuracy(asked, new Map(fixtures.map((f) => [f.id, bm(f)])), { replicas: rep }),
       });
     }
+  }
+  // Package sets: only the own-repository form (the package is the repository).
+  for (const set of [...new Set(packageScored.map((f) => f.set))]) {
+    const fixtures = packageScored.filter((f) => f.set === set);
+    const packages = fixturePackages(fixtures);
+    quality.sets.push({
+      set,
+      form: 'own repository',
+      packages: packages.length,
+      files: packages.reduce((n, pkg) => n + installed.repositories[pkg].files, 0),
+      sous: accuracy(fixtures, new Map(fixtures.map((f) => [f.id, installed.rankings.get(f.id) ?? []]))),
+      bm25: accuracy(fixtures, new Map(fixtures.map((f) => [f.id, installedBm25.get(f.package).search(f.query, 5)]))),
+    });
   }
 
   log('rg');

@@ -267,7 +267,7 @@ async function stopContext(child) {
  */
 async function httpFigures(repo, { samples = 20, requests = 400, closedRequests = 4000, openRequests = 2000, log = () => {} } = {}) {
   const na = (reason) => ({ na: reason });
-  const contextKeys = ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'latencyOpen', 'latencyOpenUnique', 'reference', 'visible'];
+  const contextKeys = ['contextMemory', 'latency1', 'latency50', 'latency50Unique', 'latencyOpen', 'latencyOpenUnique', 'latencyOpenUniqueSteady', 'reference', 'visible'];
   const out = { ready: na('not run'), daemonMemory: na('not run'), ...Object.fromEntries(contextKeys.map((k) => [k, na('not run')])) };
   if (!fs.existsSync(CLI)) return Object.fromEntries(Object.keys(out).map((k) => [k, na('build first')]));
   sous(['down', '--path', repo]); // a daemon left by an interrupted run
@@ -304,6 +304,8 @@ async function httpFigures(repo, { samples = 20, requests = 400, closedRequests 
     out.latency50Unique = await loadTest(ctxPort, 50, requests, true);
     log('context: open loop, 50 clients x 10/s');
     out.latencyOpen = await openLoopTest(ctxPort, { clients: 50, intervalMs: 100, count: openRequests });
+    log('context: open loop, 50 clients x 1/s, unique prompts');
+    out.latencyOpenUniqueSteady = await openLoopTest(ctxPort, { clients: 50, intervalMs: 1000, count: openRequests / 4, unique: true });
     log('context: open loop, 50 clients x 10/s, unique prompts');
     out.latencyOpenUnique = await openLoopTest(ctxPort, { clients: 50, intervalMs: 100, count: openRequests, unique: true });
     log('reference: node:http hello-world');

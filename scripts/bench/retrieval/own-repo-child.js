@@ -4,11 +4,13 @@
 // policy as index-child.js, asked that package's queries, and removed. Separate from index-child.js
 // so the main corpus's cold-index figures (time, peak RSS) stay the index's alone.
 // Usage: node own-repo-child.js <corpus> <jobs.json> <out.json> <work>
-//   jobs.json: [{ package, queries: [{ id, query }] }]
-//   out.json:  { rankings: { id: [corpus path] }, repositories: { package: { commits, files, buildMs, paths } } }
+//   jobs.json: [{ package, source, queries: [{ id, query }] }]; source `corpus` (the package's folder
+//              and history in the corpus, paths answered as corpus paths) or `installed` (the
+//              package as node_modules holds it, paths answered package-relative)
+//   out.json:  { rankings: { id: [path] }, repositories: { package: { commits, files, buildMs, paths } } }
 const fs = require('node:fs');
 const path = require('node:path');
-const { makePackageRepository, packagePaths } = require('./package-repo');
+const { makeInstalledPackageRepository, makePackageRepository, packagePaths } = require('./package-repo');
 
 const root = path.join(__dirname, '..', '..', '..');
 const { buildRepositoryIndex, scopePolicyFromConfig } = require(path.join(root, 'shared', 'retrieval', 'dist'));
@@ -22,12 +24,13 @@ async function main() {
   for (const [i, job] of jobs.entries()) {
     const dir = path.join(work, `repo-${i}`);
     try {
-      const { commits } = makePackageRepository(corpus, job.package, dir);
+      const installed = job.source === 'installed';
+      const { commits } = installed ? makeInstalledPackageRepository(job.package, dir) : makePackageRepository(corpus, job.package, dir);
       const policy = scopePolicyFromConfig(loadConfig(sousPaths(dir).config));
       const started = process.hrtime.bigint();
       const index = await buildRepositoryIndex(dir, policy);
       const buildMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const { toCorpus } = packagePaths(job.package);
+      const toCorpus = installed ? (p) => p : packagePaths(job.package).toCorpus;
       for (const q of job.queries) rankings[q.id] = index.query(q.query, { topN: 5 }).items.map((it) => toCorpus(it.path));
       const paths = index.snapshot().map((r) => toCorpus(r.path));
       repositories[job.package] = { commits, files: index.stats().files_indexed, buildMs, paths };

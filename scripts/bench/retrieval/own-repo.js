@@ -6,14 +6,17 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { buildBm25 } = require('./bm25');
+const { NODE_MODULES } = require('./packages');
 
 /**
- * Sous rankings of `fixtures` (their `query`, as written) in their packages' own repositories, as
+ * Sous rankings of `fixtures` (their `query`, as written) in their packages' own repositories
+ * (`source`: `corpus`, made from the corpus with the package's history, or `installed`, the package
+ * as node_modules holds it; see own-repo-child.js), as
  * `{ rankings: Map<id, corpus paths>, repositories: { package: { commits, files, buildMs, paths } }, ms }`
  * (`ms`: the child's wall time, making, indexing, asking and removing every repository).
  * Every temp repository lives under one temp dir, removed here also when the child fails.
  */
-function ownRepositoryRankings(corpusDir, fixtures) {
+function ownRepositoryRankings(corpusDir, fixtures, { source = 'corpus' } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-bench-own-repo-'));
   try {
     const byPackage = new Map();
@@ -21,7 +24,7 @@ function ownRepositoryRankings(corpusDir, fixtures) {
     const jobs = path.join(tmp, 'jobs.json');
     const out = path.join(tmp, 'out.json');
     const work = path.join(tmp, 'repos');
-    fs.writeFileSync(jobs, JSON.stringify([...byPackage].map(([pkg, queries]) => ({ package: pkg, queries }))));
+    fs.writeFileSync(jobs, JSON.stringify([...byPackage].map(([pkg, queries]) => ({ package: pkg, source, queries }))));
     const started = Date.now();
     const r = spawnSync(process.execPath, [path.join(__dirname, 'own-repo-child.js'), corpusDir, jobs, out, work], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) throw new Error(`own repository index failed: ${r.stderr}`);
@@ -32,9 +35,12 @@ function ownRepositoryRankings(corpusDir, fixtures) {
   }
 }
 
-/** BM25 per package over the files its own-repository index holds (as corpus paths). */
-function ownRepositoryBm25(corpusDir, repositories) {
-  return new Map(Object.entries(repositories).map(([pkg, repo]) => [pkg, buildBm25(corpusDir, repo.paths)]));
+/**
+ * BM25 per package over the files its own-repository index holds: corpus paths read from the
+ * corpus, or with `source` `installed` package paths read from node_modules.
+ */
+function ownRepositoryBm25(corpusDir, repositories, { source = 'corpus' } = {}) {
+  return new Map(Object.entries(repositories).map(([pkg, repo]) => [pkg, buildBm25(source === 'installed' ? path.join(NODE_MODULES, pkg) : corpusDir, repo.paths)]));
 }
 
 /** Totals for the JSON output: repositories, files, commits, summed cold-index time, child wall time. */

@@ -7,6 +7,7 @@
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { NODE_MODULES, sourceFiles } = require('./packages');
 
 const GIT_CONFIG = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 const SEP = '\x1f';
@@ -59,4 +60,27 @@ function makePackageRepository(corpusDir, pkg, dir) {
   return { commits: commits.length };
 }
 
-module.exports = { makePackageRepository, packagePaths };
+/**
+ * Creates a repository of the installed package `pkg` as it ships (node_modules/<pkg>), in the
+ * empty or missing folder `dir`: its text source files (the corpus's selection: code, JSON and
+ * Markdown, no release notes, nothing over 1 MiB, no nested node_modules) at their own paths, in
+ * one commit (the package has no history to keep). Paths stay package-relative (`src/azure.ts`), so
+ * the default scope covers what the project's own repository keeps under `src/` and `docs/`.
+ * node_modules is only read. Returns `{ commits, files }`.
+ */
+function makeInstalledPackageRepository(pkg, dir) {
+  const from = path.join(NODE_MODULES, pkg);
+  const files = sourceFiles({ name: pkg, dir: from });
+  for (const rel of files) {
+    fs.mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
+    fs.copyFileSync(path.join(from, rel), path.join(dir, rel));
+  }
+  const when = '2024-09-02T12:00:00Z';
+  const env = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_AUTHOR_DATE: when, GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid', GIT_COMMITTER_DATE: when };
+  git(dir, ['init', '-q', '-b', 'main']);
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', `import ${pkg}`], { env });
+  return { commits: 1, files: files.length };
+}
+
+module.exports = { makePackageRepository, makeInstalledPackageRepository, packagePaths };

@@ -13,6 +13,14 @@ const FIXTURE_SETS = {
   holdout: path.join(__dirname, 'fixtures', 'changelog-fixes-holdout.json'),
 };
 const FIXTURES = FIXTURE_SETS.tuning;
+/**
+ * Sets asked of one installed package as a repository of its own, its shipped tree as it is (not
+ * of the corpus): `large`, pairs of a package of real-repository size. Their `expected` paths are
+ * package-relative (`src/azure.ts`).
+ */
+const PACKAGE_FIXTURE_SETS = {
+  large: path.join(__dirname, 'fixtures', 'changelog-fixes-large.json'),
+};
 const KS = [1, 3, 5];
 
 /**
@@ -50,14 +58,23 @@ function namedQuery(fixture) {
   return `${fixture.package}: ${fixture.query}`;
 }
 
-/** Loaded fixtures of both sets with their `set`, `query` and `namedQuery`. */
-function loadFixtures() {
-  return Object.entries(FIXTURE_SETS).flatMap(([set, file]) =>
+function readSets(sets) {
+  return Object.entries(sets).flatMap(([set, file]) =>
     JSON.parse(fs.readFileSync(file, 'utf8')).fixtures.map((f) => {
       const query = queryFromLine(f.line);
       return { ...f, set, query, namedQuery: namedQuery({ package: f.package, query }) };
     }),
   );
+}
+
+/** Loaded fixtures of both corpus sets with their `set`, `query` and `namedQuery`. */
+function loadFixtures() {
+  return readSets(FIXTURE_SETS);
+}
+
+/** Loaded fixtures of the package sets (PACKAGE_FIXTURE_SETS), shaped like `loadFixtures`'. */
+function loadPackageFixtures() {
+  return readSets(PACKAGE_FIXTURE_SETS);
 }
 
 /** Packages the corpus must contain. */
@@ -67,9 +84,10 @@ function fixturePackages(fixtures) {
 
 /**
  * Problems that would make a fixture meaningless: its changelog line is gone from the installed
- * package, or its expected file is missing from the corpus or no longer holds the evidence.
+ * package, or its expected file is missing or no longer holds the evidence. `expectedFile(f)` is
+ * where the expected file is: in the corpus (default `corpusDir`), or in the installed package.
  */
-function checkFixtures(fixtures, corpusDir) {
+function checkFixtures(fixtures, corpusDir, expectedFile = (f) => path.join(corpusDir, f.expected)) {
   const problems = [];
   const squash = (s) => s.replace(/\s+/g, ' ');
   const changelogs = new Map();
@@ -77,11 +95,16 @@ function checkFixtures(fixtures, corpusDir) {
     const file = path.join(NODE_MODULES, f.package, f.changelog);
     if (!changelogs.has(file)) changelogs.set(file, fs.existsSync(file) ? squash(fs.readFileSync(file, 'utf8')) : '');
     if (!changelogs.get(file).includes(squash(f.line))) problems.push(`${f.id}: line not in ${f.package}/${f.changelog}`);
-    const expected = path.join(corpusDir, f.expected);
-    if (!fs.existsSync(expected)) problems.push(`${f.id}: ${f.expected} not in the corpus`);
+    const expected = expectedFile(f);
+    if (!fs.existsSync(expected)) problems.push(`${f.id}: ${f.expected} not found`);
     else if (!fs.readFileSync(expected, 'utf8').includes(f.evidence)) problems.push(`${f.id}: evidence not in ${f.expected}`);
   }
   return problems;
+}
+
+/** `checkFixtures` for package sets: expected files in the installed package. */
+function checkPackageFixtures(fixtures) {
+  return checkFixtures(fixtures, NODE_MODULES, (f) => path.join(NODE_MODULES, f.package, f.expected));
 }
 
 const REPLICA_DIR = /^src\/((?:@[^/]+\/)?[^/]+)-r\d+\//;
@@ -110,4 +133,4 @@ function accuracy(fixtures, rankings, { replicas = false } = {}) {
   return { n: fixtures.length, acc1: pct(hits[1]), acc3: pct(hits[3]), acc5: pct(hits[5]), misses };
 }
 
-module.exports = { loadFixtures, fixturePackages, checkFixtures, accuracy, hasReplicas, queryFromLine, namedQuery, FIXTURES, FIXTURE_SETS };
+module.exports = { loadFixtures, loadPackageFixtures, fixturePackages, checkFixtures, checkPackageFixtures, accuracy, hasReplicas, queryFromLine, namedQuery, FIXTURES, FIXTURE_SETS, PACKAGE_FIXTURE_SETS };

@@ -60,6 +60,7 @@ function rows(r) {
     for (const [key, what] of [
       ['latencyOpen', '/v1/context, open loop 50 x 10/s'],
       ['latencyOpenUnique', '/v1/context, open loop 50 x 10/s, unique'],
+      ['latencyOpenUniqueSteady', '/v1/context, open loop 50 x 1/s, unique'],
     ]) {
       const l = h[key];
       if (l) out.push(isNa(l) ? naRow(what, l, t50) : [what, open(l), t50, status(within(l))]);
@@ -82,7 +83,8 @@ function rows(r) {
   for (const e of q.sets) {
     // A package's own repository holds no replicas, whatever the corpus does.
     const replicaNote = q.replicas && e.form !== 'own repository' ? ', replica = original' : '';
-    const what = `quality: ${e.set}, ${e.form} (${e.sous.n} pairs, ${e.packages} packages${replicaNote})`;
+    const files = e.files === undefined ? '' : `, ${e.files} files indexed`;
+    const what = `quality: ${e.set}, ${e.form} (${e.sous.n} pairs, ${e.packages} package${e.packages === 1 ? '' : 's'}${files}${replicaNote})`;
     out.push([what, `Sous ${acc(e.sous)}`, tq, status(e.sous.acc5 >= TARGETS.acc5Percent && e.sous.acc5 > e.bm25.acc5)]);
     out.push(['', `BM25 ${acc(e.bm25)}`, '', '']);
   }

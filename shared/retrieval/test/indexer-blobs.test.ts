@@ -3,7 +3,7 @@
  * back exactly (snippets and the store need the very same text).
  */
 import { buildRepositoryIndex } from '../src/indexer';
-import { packText, PACK_MIN_CHARS, unpackText } from '../src/indexer/blobs';
+import { packText, PACK_MIN_CHARS, UNPACKED_CACHE_CHARS, unpackText } from '../src/indexer/blobs';
 import { cleanupFixtures, commit, defaultPolicy, fixture } from './indexer-fixture';
 
 afterEach(cleanupFixtures);
@@ -27,6 +27,18 @@ describe('packed texts', () => {
     expect(packed.length).toBeLessThan(Buffer.byteLength(text) / 2);
     expect(unpackText(packed)).toBe(text);
     expect(unpackText(packText(short))).toBe(short);
+  });
+
+  test('texts read again, after many others pushed them out of the recently inflated ones, come back exactly', () => {
+    // Twice the cache's capacity of distinct texts, each read twice in a row, then all again.
+    const size = Math.floor(UNPACKED_CACHE_CHARS / 16);
+    const texts = Array.from({ length: 32 }, (_, i) => `// file ${i}\n${`export const v${i} = ${i};\n`.repeat(Math.ceil(size / 24))}`);
+    const packed = texts.map(packText);
+    texts.forEach((text, i) => {
+      expect(unpackText(packed[i]!)).toBe(text);
+      expect(unpackText(packed[i]!)).toBe(text);
+    });
+    texts.forEach((text, i) => expect(unpackText(packed[i]!)).toBe(text));
   });
 
   test('snippets and stored rows of a long file quote its text exactly', async () => {

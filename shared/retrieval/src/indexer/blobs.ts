@@ -28,9 +28,37 @@ export function packText(text: string): PackedText {
   return Buffer.from(deflateRawSync(text, { level: 1 }));
 }
 
+/**
+ * Characters of recently inflated texts kept (about 4 MB): a query's snippets, the next query's
+ * about the same code, and the preparation cycle read the same few files again and again, and
+ * inflating and decoding them was a third of a query's time.
+ */
+export const UNPACKED_CACHE_CHARS = 4 * 1024 * 1024;
+
+/** Recently inflated texts by their packed buffer, least recently used first. */
+const unpacked = new Map<Buffer, string>();
+let unpackedChars = 0;
+
 /** The text `packText` packed. */
 export function unpackText(packed: PackedText): string {
-  return typeof packed === 'string' ? packed : inflateRawSync(packed).toString('utf8');
+  if (typeof packed === 'string') return packed;
+  const known = unpacked.get(packed);
+  if (known !== undefined) {
+    unpacked.delete(packed);
+    unpacked.set(packed, known);
+    return known;
+  }
+  const text = inflateRawSync(packed).toString('utf8');
+  if (text.length <= UNPACKED_CACHE_CHARS / 8) {
+    unpacked.set(packed, text);
+    unpackedChars += text.length;
+    for (const [oldest, oldText] of unpacked) {
+      if (unpackedChars <= UNPACKED_CACHE_CHARS) break;
+      unpacked.delete(oldest);
+      unpackedChars -= oldText.length;
+    }
+  }
+  return text;
 }
 
 /** One distinct content: its (redacted) text, packed, and symbols. */
