@@ -67,6 +67,14 @@ export async function fingerprint(root: string, relPath: string, realPaths?: Rea
  * is new to the index, parsed (once per distinct content).
  */
 export async function loadFile(ctx: LoadContext, relPath: string, previous: Previous): Promise<Loaded> {
+  try {
+    return await load(ctx, relPath, previous);
+  } finally {
+    ctx.realPaths?.forget(relPath);
+  }
+}
+
+async function load(ctx: LoadContext, relPath: string, previous: Previous): Promise<Loaded> {
   if (!ctx.policy.inScope(relPath)) {
     if (previous.skipped?.reason === 'out_of_scope') return { kind: 'unchanged' };
     return { kind: 'skipped', skipped: { reason: 'out_of_scope', fingerprint: null } };
