@@ -77,9 +77,11 @@ function startChild(): void {
         answered = true;
       },
       () => {
-        if (Date.now() - lastAnswer < (answered ? HUNG_MS : START_GRACE_MS) || stopping) return;
-        errOut.write(`sous supervisor: the daemon did not answer /status for ${Math.round(HUNG_MS / 1000)} s; restarting it\n`);
-        lastLine = `the daemon stopped answering for ${Math.round(HUNG_MS / 1000)} s and was restarted`;
+        const limit = answered ? HUNG_MS : START_GRACE_MS;
+        if (Date.now() - lastAnswer < limit || stopping) return;
+        const seconds = Math.round(limit / 1000);
+        errOut.write(`sous supervisor: the daemon did not answer /status for ${seconds} s${answered ? '' : ' after starting'}; restarting it\n`);
+        lastLine = answered ? `the daemon stopped answering for ${seconds} s and was restarted` : `the daemon did not answer within ${seconds} s of starting and was restarted`;
         proc.kill('SIGKILL');
       },
     );

@@ -87,6 +87,12 @@ export function identifierTokens(identifier: string): IdentifierTokens {
   return { whole, parts };
 }
 
+/** An identifier's tokens in `codeTokens` order: its whole form (unless noise), then its parts. */
+function tokensOf(identifier: string): readonly string[] {
+  const { whole, parts } = identifierTokens(identifier);
+  return whole === null ? parts : [whole, ...parts];
+}
+
 /**
  * A map that forgets its oldest entries beyond `limit` entries, so that a process-wide memo keeps a
  * flat memory footprint however many distinct keys pass through it.
@@ -129,17 +135,13 @@ const identifierMemo = new BoundedMemo<readonly string[]>(IDENTIFIER_MEMO_LIMIT)
  * its normalized parts. Remembered process-wide (bounded); the array is shared, do not change it.
  */
 export function identifierTokensOf(identifier: string): readonly string[] {
-  if (identifier.length > MEMO_MAX_IDENTIFIER) {
-    const { whole, parts } = identifierTokens(identifier);
-    return whole === null ? parts : [whole, ...parts];
-  }
+  if (identifier.length > MEMO_MAX_IDENTIFIER) return tokensOf(identifier);
   const known = identifierMemo.get(identifier);
   if (known !== undefined) return known;
   // A slice of a file's text would keep the whole text alive as long as the memo holds it (or a
   // token cut from it); concatenating then slicing copies the characters into a string of its own.
   const own = ` ${identifier}`.slice(1);
-  const { whole, parts } = identifierTokens(own);
-  const tokens = whole === null ? parts : [whole, ...parts];
+  const tokens = tokensOf(own);
   identifierMemo.set(own, tokens);
   return tokens;
 }
@@ -180,11 +182,7 @@ function forEachCodeToken(text: string, fn: (token: string) => void): void {
   const seen = new Map<string, readonly string[]>();
   for (const identifier of text.match(IDENTIFIER_RE) ?? []) {
     let tokens = seen.get(identifier);
-    if (tokens === undefined) {
-      const { whole, parts } = identifierTokens(identifier);
-      tokens = whole === null ? parts : [whole, ...parts];
-      seen.set(identifier, tokens);
-    }
+    if (tokens === undefined) seen.set(identifier, (tokens = tokensOf(identifier)));
     for (const token of tokens) fn(token);
   }
 }
