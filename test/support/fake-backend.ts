@@ -13,6 +13,10 @@ export interface FakeBackend {
   requests: string[];
   /** JSON bodies of chat requests, in order; filled only with `recordBodies`. */
   bodies: unknown[];
+  /** Every text sent to POST /v1/embeddings, in order (to count what was embedded, and check what was sent). */
+  embedded: string[];
+  /** While true, POST /v1/embeddings answers 500 (a runtime that lost its embedding model). */
+  failEmbeddings: boolean;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,13 @@ export interface FakeBackendOptions {
    * default (`fake answer <digest of the messages>`), and a thrown error answers 500 with its message.
    */
   answer?: (request: FakeChatRequest) => string | undefined;
+  /** Length of the vectors POST /v1/embeddings answers. Default 128. */
+  embeddingDims?: number;
+  /**
+   * Words the embedding treats as the same (lower-case word → the word it stands for): the stand-in
+   * for what a real model learned, so a prompt can be semantically close to code it shares no word with.
+   */
+  synonyms?: Record<string, string>;
 }
 
 /** A chat request as the fake backend received it. */
@@ -45,6 +56,10 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
   const models = options.models ?? ['qwen2.5-coder:1.5b', 'all-minilm:latest'];
   const requests: string[] = [];
   const bodies: unknown[] = [];
+  const embedded: string[] = [];
+  const dims = options.embeddingDims ?? 128;
+  const synonyms = options.synonyms ?? {};
+  let fake: FakeBackend | undefined;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push(`${req.method} ${url.pathname}`);
@@ -76,9 +91,11 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
       }
       if (req.method === 'POST' && url.pathname === '/v1/embeddings') {
         const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
+        if (fake?.failEmbeddings) return send(res, 500, { error: { message: 'embedding model not loaded', type: 'server_error' } });
+        embedded.push(...input);
         return send(res, 200, {
           object: 'list', model: body.model,
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+          data: input.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWords(text, dims, synonyms) })),
           usage: { prompt_tokens: 1, total_tokens: 1 },
         });
       }
@@ -88,19 +105,35 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const port = (server.address() as { port: number }).port;
-      resolve({
+      fake = {
         baseUrl: `http://127.0.0.1:${port}/v1`,
         port,
         requests,
         bodies,
+        embedded,
+        failEmbeddings: false,
         close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-      });
+      };
+      resolve(fake);
     });
   });
 }
 
-/** A deterministic 8-dimensional vector from the text's hash. */
-function embed(text: string): number[] {
-  const h = createHash('sha256').update(text).digest();
-  return Array.from({ length: 8 }, (_, i) => (h[i] ?? 0) / 255);
+const STOPWORDS = new Set(['the', 'a', 'an', 'of', 'to', 'in', 'and', 'or', 'is', 'are', 'we', 'do', 'does', 'where', 'how', 'what', 'which', 'for', 'on', 'it', 'this', 'that', 'with', 'from', 'return', 'export', 'function', 'const', 'import', 'let', 'new']);
+
+/**
+ * A deterministic embedding: a bag of the text's words (identifiers split at case changes and
+ * underscores, lower-cased, synonyms folded), each word hashed to one signed dimension, normalized.
+ * Texts sharing words get similar vectors; texts sharing none are near orthogonal.
+ */
+export function bagOfWords(text: string, dims: number, synonyms: Record<string, string> = {}): number[] {
+  const v = new Array<number>(dims).fill(0);
+  const words = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
+  for (const word of words) {
+    if (word.length < 2 || STOPWORDS.has(word)) continue;
+    const h = createHash('sha256').update(synonyms[word] ?? word).digest();
+    v[h.readUInt32BE(0) % dims]! += h[4]! & 1 ? 1 : -1;
+  }
+  const norm = Math.hypot(...v);
+  return norm === 0 ? v : v.map((x) => x / norm);
 }

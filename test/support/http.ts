@@ -11,7 +11,7 @@ export interface RawResponse {
  * One HTTP request over loopback with full control of headers (fetch forbids setting Host, and
  * the Host and Origin guards are exactly what tests need to exercise).
  */
-export function rawRequest(options: { port: number; method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawResponse> {
+export function rawRequest(options: { port: number; method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { host: `127.0.0.1:${options.port}`, ...options.headers };
     if (options.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(options.body);
@@ -30,6 +30,8 @@ export function rawRequest(options: { port: number; method?: string; path: strin
       });
     });
     req.on('error', reject);
+    // A stopped server accepts the connection (the kernel does) but never answers.
+    if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });

@@ -17,6 +17,7 @@ import { cockpitRoutes } from './routes/cockpit';
 import { indexRoutes } from './routes/context';
 import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
+import { startSemantic, type DaemonSemantic } from './semantic';
 import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, processesUnder, sousHome } from '@sous/focus';
 import { focusRoutes } from './routes/focus';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
@@ -36,6 +37,8 @@ export interface DaemonContext {
   index: DaemonIndex;
   /** Preparation cycles, the Prepared Work feed and engine events. */
   preparation: Preparation;
+  /** The optional semantic stage of retrieval: chunk embeddings in idle time, fused into /v1/context. */
+  semantic: DaemonSemantic;
   /** Auto Focus: may this daemon read and prepare its workspace, and why (not). */
   focus: FocusMonitor;
   workspaceId: string;
@@ -125,6 +128,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     cleanup.unshift(async () => focus.stop());
     // Signals reach preparation once it exists (it needs the index it listens to).
     let preparation: Preparation | undefined;
+    let semantic: DaemonSemantic | undefined;
     index = startDaemonIndex({
       root: paths.root,
       store,
@@ -136,6 +140,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       onSignal: (s) => {
         focus.noteFileChange();
         preparation?.signal(s);
+        semantic?.signal();
       },
     });
     const activeIndex = index;
@@ -143,6 +148,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, focus, logger });
     const activePreparation = preparation;
     cleanup.unshift(async () => activePreparation.close());
+    semantic = startSemantic({ store, queue, index, workspaceId: workspace.id, config: () => config, backend, focus, logger });
+    const activeSemantic = semantic;
+    cleanup.unshift(async () => activeSemantic.close());
     let port = options.port;
     let watcher: ConfigWatcher | undefined;
     const context: DaemonContext = {
@@ -154,6 +162,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       backend,
       index,
       preparation,
+      semantic,
       focus,
       workspaceId: workspace.id,
       startedAt: new Date(),
@@ -206,7 +215,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         redact = compileRedactPatterns(next.privacy.redact_patterns);
         logger.info('config reloaded');
         index.configChanged(next);
-        void backend.check();
+        void backend.check().then(() => activeSemantic.configChanged());
       },
       onError(err) {
         configError = err.message;

@@ -67,7 +67,7 @@ export interface PreparationStatus {
 }
 
 /** The model exploration uses: `backend.*`, with `exploration.endpoint` / `exploration.model` when set. */
-function explorationTarget(config: SousConfig): BackendTarget {
+export function explorationTarget(config: SousConfig): BackendTarget {
   const base = backendTargetFromConfig(config);
   return {
     ...base,

@@ -57,6 +57,7 @@ function startChild(): void {
   const proc = spawn(process.execPath, [...DAEMON_NODE_FLAGS, path.join(__dirname, 'main.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: daemonEnv(process.env) });
   child = proc;
   state.daemon_pid = proc.pid ?? null;
+  state.daemon_answered_at = null;
   state.state = 'running';
   save();
   const errOut = fs.createWriteStream(stderrLog, { flags: 'a' });
@@ -74,7 +75,10 @@ function startChild(): void {
     fetch(`http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}/status`, { signal: AbortSignal.timeout(PROBE_EVERY_MS) }).then(
       () => {
         lastAnswer = Date.now();
+        if (answered) return;
         answered = true;
+        state.daemon_answered_at = new Date(lastAnswer).toISOString();
+        save();
       },
       () => {
         const limit = answered ? HUNG_MS : START_GRACE_MS;
@@ -91,6 +95,7 @@ function startChild(): void {
     errOut.end();
     child = undefined;
     state.daemon_pid = null;
+    state.daemon_answered_at = null;
     state.last_exit = { code, signal, at: new Date().toISOString() };
     if (lastLine) state.last_error = lastLine.replace(/^sous daemon: /, '');
     if (stopping) return;

@@ -109,7 +109,8 @@ export function backendTargetFromConfig(config: BackendConfigSection, profile?: 
   return { name: profile, baseUrl: p.base_url, model: p.model, apiKeyEnv: p.api_key_env };
 }
 
-interface FailureContext {
+/** What `toBackendError` needs to say what went wrong without the key. */
+export interface FailureContext {
   endpoint: string;
   model: string;
   apiKey: string | undefined;
@@ -117,7 +118,8 @@ interface FailureContext {
   timedOut: boolean;
 }
 
-function toBackendError(err: unknown, ctx: FailureContext): BackendError {
+/** An SDK failure as a one-line `BackendError` (shared by the chat and embedding clients). */
+export function toBackendError(err: unknown, ctx: FailureContext): BackendError {
   const { endpoint, model, apiKey } = ctx;
   // Order matters: the SDK's abort and connection errors are subclasses of APIError.
   if (err instanceof OpenAI.APIUserAbortError) return new BackendError('aborted', `request to ${endpoint} was cancelled`);
@@ -144,7 +146,7 @@ function oneLine(message: string, apiKey: string | undefined): string {
 }
 
 /** The endpoint without credentials someone may have put in the URL. */
-function safeUrl(url: string): string {
+export function safeUrl(url: string): string {
   try {
     const u = new URL(url);
     u.username = '';

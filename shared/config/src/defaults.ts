@@ -37,6 +37,8 @@ export const DEFAULT_LLM_GATE = 'non_trivial';
 export const DEFAULT_EXPLORATION_BACKEND = 'auto';
 /** A small sentence-embedding model most local runtimes can pull. */
 export const DEFAULT_EMBEDDING_MODEL = 'all-minilm';
+/** Semantic retrieval runs whenever a local backend can embed; it is never required. */
+export const DEFAULT_SEMANTIC_MODE = 'auto';
 /** Long enough to read a confirmation prompt, short enough that a stale adoption does not linger. */
 export const DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS = 30;
 /** Spec 2.9: tier `capable` defaults to `local_balanced`. */
@@ -88,6 +90,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     backend: DEFAULT_EXPLORATION_BACKEND,
     api_key: '',
     embedding_model: DEFAULT_EMBEDDING_MODEL,
+    semantic: DEFAULT_SEMANTIC_MODE,
   },
   refinement: { enabled: false, adoption_pending_confirm_seconds: DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS },
   policy: { bundle: DEFAULT_POLICY_BUNDLE },

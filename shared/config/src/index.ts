@@ -11,6 +11,7 @@ export {
   LLM_GATES,
   EXPLORATION_BACKENDS,
   POLICY_BUNDLE_IDS,
+  SEMANTIC_MODES,
 } from './types';
 export type {
   SousConfig,
@@ -23,6 +24,7 @@ export type {
   LlmGate,
   ExplorationBackend,
   PolicyBundleId,
+  SemanticMode,
 } from './types';
 export {
   DEFAULT_CONFIG,
@@ -34,6 +36,7 @@ export {
   DEFAULT_REDACT_PATTERNS,
   DEFAULT_POLICY_BUNDLE,
   DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_SEMANTIC_MODE,
 } from './defaults';
 export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, findConfigKey } from './keys';
 export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';

@@ -9,6 +9,7 @@ import {
   MCP_TRANSPORTS,
   MCP_TOOL_NAME_STYLES,
   POLICY_BUNDLE_IDS,
+  SEMANTIC_MODES,
 } from './types';
 
 /**
@@ -236,7 +237,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
     expect: 'empty or env:NAME naming an environment variable (Sous never stores key values in config)',
     sensitive: true,
   },
-  row('exploration.embedding_model', text(), C.exploration.embedding_model, 'Sentence-embedding model used for cache matching.'),
+  row('exploration.embedding_model', text(), C.exploration.embedding_model, 'Sentence-embedding model used for cache matching and semantic retrieval.'),
+  row('exploration.semantic', oneOf(SEMANTIC_MODES), C.exploration.semantic, 'Semantic retrieval: auto embeds chunks in idle time when a local backend serves exploration.embedding_model and fuses them into context answers; off never calls it.', true),
   row('refinement.enabled', bool(), C.refinement.enabled, 'Enable the refinement feature.'),
   row('refinement.adoption_pending_confirm_seconds', int(1, 3_600), C.refinement.adoption_pending_confirm_seconds, 'How long an adoption waits for confirmation, in seconds.'),
   row('policy.bundle', oneOf(POLICY_BUNDLE_IDS), C.policy.bundle, 'Active policy bundle (set by sous setup apply).', true),

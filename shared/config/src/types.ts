@@ -8,6 +8,8 @@ export const EMBEDDING_DEVICES = ['cpu', 'auto', 'gpu'] as const;
 export const COMPUTE_PRESETS = ['background', 'standard', 'performance'] as const;
 export const LLM_GATES = ['non_trivial', 'always', 'never'] as const;
 export const EXPLORATION_BACKENDS = ['auto', 'local', 'remote'] as const;
+/** The optional semantic stage of retrieval: `auto` when a local backend embeds, `off` never (docs/retrieval-semantic.md). */
+export const SEMANTIC_MODES = ['auto', 'off'] as const;
 /** The seven policy bundles of spec 2.9, in the spec's order. */
 export const POLICY_BUNDLE_IDS = [
   'local_lightweight',
@@ -26,6 +28,7 @@ export type EmbeddingDevice = (typeof EMBEDDING_DEVICES)[number];
 export type ComputePreset = (typeof COMPUTE_PRESETS)[number];
 export type LlmGate = (typeof LLM_GATES)[number];
 export type ExplorationBackend = (typeof EXPLORATION_BACKENDS)[number];
+export type SemanticMode = (typeof SEMANTIC_MODES)[number];
 export type PolicyBundleId = (typeof POLICY_BUNDLE_IDS)[number];
 
 /** A named backend profile (`[backends.<profile>]`), selected per request by `X-Sous-Backend`. */
@@ -73,6 +76,8 @@ export interface SousConfig {
     /** Empty or `env:NAME`; never a key value (spec 5.3). */
     api_key: string;
     embedding_model: string;
+    /** Sous addition: chunk embeddings fused into retrieval when a local backend embeds (`auto`), or never (`off`). */
+    semantic: SemanticMode;
   };
   refinement: { enabled: boolean; adoption_pending_confirm_seconds: number };
   /** Sous addition: the active policy bundle (spec 2.9). */

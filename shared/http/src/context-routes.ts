@@ -2,7 +2,7 @@ import type * as http from 'node:http';
 import type { Express, Request } from 'express';
 import Joi from 'joi';
 import { ApiError, DEFAULT_TOP_N, MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N, redactText } from '@sous/protocol';
-import { scopeKey, type ScopePolicy } from '@sous/retrieval';
+import { scopeKey, type ScopePolicy, type SemanticFileHit } from '@sous/retrieval';
 import { validate } from './errors';
 import { addFastLane, type FastLane } from './fast-lane';
 import { TurnQueue } from './turn-queue';
@@ -16,9 +16,21 @@ export interface ContextSourceItem {
   tokens: number;
 }
 
+/**
+ * The optional semantic stage of a context source (the daemon, when a local model backend embeds;
+ * docs/retrieval-semantic.md). Without it, or while `key()` is null, answers are lexical and no
+ * model is asked.
+ */
+export interface ContextSemantic {
+  /** What fused answers depend on now (model, stored vectors), or null when a query would not be fused. */
+  key(): string | null;
+  /** The prompt's semantic file ranking, or undefined when it could not be had within its short timeout. Never throws. */
+  rank(prompt: string): Promise<readonly SemanticFileHit[] | undefined>;
+}
+
 /** Whatever answers context queries: the daemon's live index or a replica of the stored index. */
 export interface ContextSource {
-  query(prompt: string, options: { topN: number; budgetTokens?: number }): { items: ContextSourceItem[]; stats: { files_indexed: number; took_ms: number } };
+  query(prompt: string, options: { topN: number; budgetTokens?: number; semantic?: readonly SemanticFileHit[] }): { items: ContextSourceItem[]; stats: { files_indexed: number; took_ms: number } };
   /** `state` null = nothing stored yet. */
   status(): { state: 'indexing' | 'ready' | 'failed' | null; files_indexed: number; generation: number; error: string | null };
   /**
@@ -26,6 +38,8 @@ export interface ContextSource {
    * and every snippet is redacted by its patterns on the way out.
    */
   policy(): ScopePolicy;
+  /** The semantic stage, when this source has one. */
+  semantic?: ContextSemantic;
 }
 
 const contextBody = Joi.object({
@@ -145,14 +159,16 @@ function unavailable(status: IndexStatus): ApiError | undefined {
   return undefined;
 }
 
-/** The answer depends on the request, the index generation and the privacy scope. */
-function answerKey(status: IndexStatus, policy: ScopePolicy, body: ContextBody): string {
-  return JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
+/** The answer depends on the request, the index generation, the privacy scope and, when fused, the semantic stage. */
+function answerKey(status: IndexStatus, policy: ScopePolicy, body: ContextBody, semantic: string | null): string {
+  const key = JSON.stringify([status.generation, status.state, policyKey(policy), body.prompt, body.top_n, body.budget_tokens ?? null]);
+  return semantic === null ? key : `${key}\u0000${semantic}`;
 }
 
 /** The same by the request body's exact text: a repeat is found without parsing or validating it. */
-function textKey(status: IndexStatus, policy: ScopePolicy, raw: string): string {
-  return `${status.generation}\u0000${status.state}\u0000${policyKey(policy)}\u0000${raw}`;
+function textKey(status: IndexStatus, policy: ScopePolicy, raw: string, semantic: string | null): string {
+  const key = `${status.generation}\u0000${status.state}\u0000${policyKey(policy)}\u0000${raw}`;
+  return semantic === null ? key : `${key}\u0000${semantic}`;
 }
 
 /** Sends serialized JSON as is: no re-encoding and no ETag hash (a POST answer is never revalidated). */
@@ -217,11 +233,14 @@ export interface ContextRouteOptions {
   onRequest?: () => void;
 }
 
-/** An answer with the index status and policy it was made under (its cache keys). */
+/** An answer with the index status, policy and semantic key it was made under (its cache keys). */
 interface Answer {
   status: IndexStatus;
   policy: ScopePolicy;
+  semantic: string | null;
   json: Buffer;
+  /** False for a lexical answer given because the semantic stage failed: the next request tries again. */
+  cacheable: boolean;
 }
 
 /**
@@ -240,25 +259,38 @@ export function contextRoutes(app: Express, source: ContextSource, { onRequest =
   const queries = new TurnQueue();
 
   // Runs against the index as it is when the turn comes, and is cached under that generation.
-  const answer = (body: ContextBody): Answer => {
+  // `semantic`: the key the prompt's semantic ranking was asked under, and the ranking (undefined
+  // when it failed: a lexical answer, not cached, so the stage is tried again).
+  const answer = (body: ContextBody, semantic: { key: string | null; hits?: readonly SemanticFileHit[] }): Answer => {
     const status = available(source.status());
     const policy = source.policy();
-    const result = source.query(body.prompt, { topN: body.top_n, ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }) });
+    const result = source.query(body.prompt, {
+      topN: body.top_n,
+      ...(body.budget_tokens === undefined ? {} : { budgetTokens: body.budget_tokens }),
+      ...(semantic.hits === undefined ? {} : { semantic: semantic.hits }),
+    });
     const json = Buffer.from(
       JSON.stringify({
         items: contextAnswerItems(result.items, policy),
         stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
       }),
     );
-    cache.set(answerKey(status, policy, body), json);
-    return { status, policy, json };
+    const cacheable = semantic.key === null || (semantic.hits !== undefined && source.semantic?.key() === semantic.key);
+    if (cacheable) cache.set(answerKey(status, policy, body, semantic.key), json);
+    return { status, policy, semantic: semantic.key, json, cacheable };
+  };
+
+  // The prompt's semantic ranking first (bounded by the stage's own short timeout), then the query's turn.
+  const fusedAnswer = async (body: ContextBody, semanticKey: string | null): Promise<Answer> => {
+    const hits = semanticKey === null ? undefined : await source.semantic?.rank(body.prompt);
+    return queries.run(() => answer(body, hits === undefined ? { key: semanticKey } : { key: semanticKey, hits }));
   };
 
   addFastLane(
     app,
     contextFastLane((raw) => {
       const status = source.status();
-      return unavailable(status) === undefined ? byText.get(textKey(status, source.policy(), raw)) : undefined;
+      return unavailable(status) === undefined ? byText.get(textKey(status, source.policy(), raw, source.semantic?.key() ?? null)) : undefined;
     }, onRequest),
   );
 
@@ -268,20 +300,21 @@ export function contextRoutes(app: Express, source: ContextSource, { onRequest =
     const body = validate(contextBody, requestBody(req), 'body') as ContextBody;
     const status = available(source.status());
     const policy = source.policy();
-    const key = answerKey(status, policy, body);
+    const semanticKey = source.semantic?.key() ?? null;
+    const key = answerKey(status, policy, body, semanticKey);
     let result: Answer;
     const cached = cache.get(key);
-    if (cached !== undefined) result = { status, policy, json: cached };
+    if (cached !== undefined) result = { status, policy, semantic: semanticKey, json: cached, cacheable: true };
     else {
       let pending = waiting.get(key);
       if (pending === undefined) {
-        pending = queries.run(() => answer(body)).finally(() => waiting.delete(key));
+        pending = (semanticKey === null ? queries.run(() => answer(body, { key: null })) : fusedAnswer(body, semanticKey)).finally(() => waiting.delete(key));
         waiting.set(key, pending);
       }
       result = await pending;
     }
     const raw = (req as RawBodyRequest)[RAW_BODY];
-    if (raw !== undefined) byText.set(textKey(result.status, result.policy, raw), result.json);
+    if (raw !== undefined && result.cacheable) byText.set(textKey(result.status, result.policy, raw, result.semantic), result.json);
     sendJson(res, result.json);
   });
 }

@@ -9,5 +9,5 @@ export type { RunningSurface } from './surface';
 export { proxyRoutes } from './pending-routes';
 export { contextRoutes } from './context-routes';
 export { contextAnswerItems } from './context-routes';
-export type { ContextSource, ContextSourceItem, ContextAnswerItem } from './context-routes';
+export type { ContextSource, ContextSourceItem, ContextAnswerItem, ContextSemantic } from './context-routes';
 export { startContextSurface, replicaSource } from './context-surface';

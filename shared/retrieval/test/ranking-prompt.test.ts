@@ -169,7 +169,7 @@ describe('analyzePrompt', () => {
   });
 
   test('an empty prompt yields empty lists', () => {
-    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], boilerplate: [], labels: [], terms: [] });
+    expect(analyzePrompt('')).toEqual({ paths: [], frames: [], errors: [], identifiers: [], fragments: [], words: [], boilerplate: [], labels: [], phrases: [], modules: [], flags: [], terms: [], titleTerms: [] });
   });
 
   test('boilerplate words are kept aside, and put back only when asked', () => {

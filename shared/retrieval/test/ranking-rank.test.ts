@@ -5,6 +5,7 @@ import {
   estimateTokens,
   fitToBudget,
   rankFiles,
+  ROLE_RULES,
   SIGNAL_WEIGHTS,
   type RankCandidate,
   type RankedFile,
@@ -24,7 +25,8 @@ describe('rankFiles', () => {
     ];
     const report = rankFiles(analyzePrompt('Be robust to lock names that are also Object keys'), candidates);
     expect(paths(report)[0]).toBe('lib/index.js');
-    expect(report.find((r) => r.path === 'README.md')?.rationale[0]?.detail).toMatch(/; docs x0\.5$/);
+    const docsFactor = ROLE_RULES.find((r) => r.role === 'docs')?.factor;
+    expect(report.find((r) => r.path === 'README.md')?.rationale.at(-1)).toEqual({ signal: 'role_prior', detail: `docs x${docsFactor} (the prompt does not ask for docs)`, weight: 0 });
     const docs = rankFiles(analyzePrompt('The README says lock names may be Object keys'), candidates);
     expect(paths(docs)[0]).toBe('README.md');
     const tests = rankFiles(analyzePrompt('the test for lock names that are Object keys is flaky'), candidates);
@@ -47,8 +49,9 @@ describe('rankFiles', () => {
     const ranked = rankFiles(analysis, candidates);
     expect(paths(ranked)).toEqual(['shop/pricing.py', 'shop/api.py', 'docs/coupons.md']);
     expect(signals(ranked[0])).toContain('traceback_frame');
-    // Its name holds a prose word of the prompt: prose does not make path terms.
-    expect(signals(ranked[2])).toEqual(['lexical']);
+    // Its name holds a prose word of the prompt: prose does not make path terms (the title's words
+    // are a BM25 view of their own).
+    expect(signals(ranked[2])).toEqual(['lexical', 'title_terms', 'role_prior']);
   });
 
   test('a named path wins over lexical matches elsewhere', () => {
@@ -62,7 +65,7 @@ describe('rankFiles', () => {
     expect(ranked[0]?.rationale[0]).toEqual({ signal: 'path_named', detail: 'prompt names src/billing/round.ts:12', weight: SIGNAL_WEIGHTS.path_named });
     // Only its name relates it (the prompt's `round.ts`, "rounded"): last, for that reason alone.
     expect(ranked[ranked.length - 1]?.path).toBe('test/round.ts');
-    expect(signals(ranked[ranked.length - 1])).toEqual(['path_terms']);
+    expect(signals(ranked[ranked.length - 1])).toEqual(['path_terms', 'role_prior']);
   });
 
   test('among files with the same words, the one whose folder the prompt names wins; common folder names count for nothing', () => {
@@ -129,7 +132,7 @@ describe('rankFiles', () => {
     expect(top?.path).toBe('src/user.ts');
     expect(signals(top)).toEqual(expect.arrayContaining(['path_named', 'traceback_frame', 'symbol_defined', 'lexical', 'recently_changed']));
     expect(top?.score).toBeCloseTo((top?.rationale ?? []).reduce((s, r) => s + r.weight, 0), 5);
-    expect(signals(ranked[1]).sort()).toEqual(['graph_neighbour', 'lexical']);
+    expect(signals(ranked[1]).sort()).toEqual(['graph_neighbour', 'lexical', 'title_terms']);
   });
 
   test('ties break by path, limit and weights apply', () => {

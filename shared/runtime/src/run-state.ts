@@ -24,6 +24,11 @@ export interface SupervisorRunState {
   state: 'running' | 'restarting' | 'gave_up';
   last_exit?: { code: number | null; signal: string | null; at: string };
   last_error?: string;
+  /**
+   * When the supervisor's own probe first got an answer from the current daemon: from then on a
+   * silence longer than SOUS_SUPERVISOR_HUNG_MS restarts it (before, the longer start grace applies).
+   */
+  daemon_answered_at?: string | null;
 }
 
 export type RunFile = 'daemon' | 'supervisor';

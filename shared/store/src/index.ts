@@ -25,6 +25,8 @@ export type { ResolutionRow, EvidenceRef } from './schema/resolutions';
 export { signalEvents, SIGNAL_KINDS } from './schema/signals';
 export type { SignalEventRow, SignalKind } from './schema/signals';
 export { jobs, JOB_RECORD_STATES } from './schema/jobs';
+export { chunkEmbeddings } from './schema/chunk-embeddings';
+export type { ChunkEmbeddingRow } from './schema/chunk-embeddings';
 export type { JobRow, JobRecordState } from './schema/jobs';
 
 export type { WorkspaceRepository, WorkspaceInput } from './repositories/workspaces';
@@ -44,3 +46,5 @@ export type { ResolutionRepository, ResolutionInput } from './repositories/resol
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
 export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';
+export { VECTOR_PAGE_ROWS } from './repositories/chunk-embeddings';
+export type { ChunkEmbeddingRepository, ChunkFileInput, ChunkVectorInput, ChunkHit, EmbeddedFile, StoredChunkVector, VectorSupport } from './repositories/chunk-embeddings';

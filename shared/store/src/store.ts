@@ -10,6 +10,7 @@ import {
 import { StoreError, firstLine } from './errors';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
+import { createChunkEmbeddingRepository, type ChunkEmbeddingRepository } from './repositories/chunk-embeddings';
 import { createFeedbackRepository, type FeedbackRepository } from './repositories/feedback';
 import { createGoalRepository, type GoalRepository } from './repositories/goals';
 import { createJobRepository, type JobRepository } from './repositories/jobs';
@@ -64,6 +65,8 @@ export interface Store {
   readonly jobs: JobRepository;
   /** The repository index (retrieval): files, contents, state. */
   readonly repositoryIndex: RepositoryIndexRepository;
+  /** Chunk embeddings of the semantic stage of retrieval (optional; empty without a model backend). */
+  readonly chunkEmbeddings: ChunkEmbeddingRepository;
   /** Runs a trivial query. Never throws. */
   health(): Promise<StoreHealth>;
   /** Closes every connection (PGlite: flushes the data directory, then frees its lock). Idempotent. */
@@ -112,6 +115,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     signals: createSignalEventRepository(db),
     jobs: createJobRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
+    chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
     async health() {
       if (closing) return { ok: false, latencyMs: 0, detail: `${backend.describe}: store is closed` };
       const started = performance.now();

@@ -7,6 +7,7 @@ import { loadConfig, type SousConfig, type SousPaths } from '@sous/config';
 import { portFree } from '@sous/http';
 import { DEFAULT_DAEMON_PORT, DEFAULT_HOST, redactUrl } from '@sous/protocol';
 import { scopeCoverage, scopePolicyFromConfig } from '@sous/retrieval';
+import { describeCoverage, type CoverageBody } from '../coverage';
 import { clientFor } from '../daemon-control';
 import { printJson, printLine } from '../output';
 import { gitTopLevel } from '../repo-check';
@@ -27,6 +28,7 @@ interface DaemonStatus {
   queue: { kind: string; ok: boolean; detail?: string };
   watch: { mode: string; reason?: string };
   config: { last_error?: string };
+  index?: { files_indexed: number; coverage?: CoverageBody };
 }
 
 function tcpReachable(url: string, defaultPort: number): Promise<boolean> {
@@ -86,6 +88,7 @@ export async function runDoctor(paths: SousPaths, env: NodeJS.ProcessEnv): Promi
     checks.push(status.watch.mode === 'polling'
       ? { name: 'file watching', status: 'warn', detail: `polling fallback: ${status.watch.reason ?? 'the file-watch limit is exhausted'}`, hint: 'raise the limit, e.g. sudo sysctl fs.inotify.max_user_watches=524288' }
       : { name: 'file watching', status: 'ok', detail: 'native file events' });
+    if (status.index?.coverage) checks.push({ name: 'index coverage', status: 'ok', detail: `${status.index.files_indexed} files indexed; ${describeCoverage(status.index.coverage)}` });
     if (status.config.last_error) checks.push({ name: 'config reload', status: 'warn', detail: `the daemon refused the last change: ${status.config.last_error}`, hint: 'fix the file; the daemon keeps the last valid config' });
   } else {
     const db = env.DATABASE_URL;

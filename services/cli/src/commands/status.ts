@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { loadConfig } from '@sous/config';
 import { daemonBaseUrl } from '@sous/runtime';
 import { CliError } from '../cli-error';
+import { describeCoverage, type CoverageBody } from '../coverage';
 import { clientFor, findProcesses } from '../daemon-control';
 import { printJson, printLine, printTable } from '../output';
 import { run } from '../run';
@@ -24,7 +25,18 @@ interface StatusBody {
     state: string; files_indexed: number; watch: string; updated_at: string | null; error: string | null;
     progress?: { done: number; total: number } | null;
     scope: { total_files: number; in_scope: number; out_of_scope_code: number; suggested_globs: string[] } | null;
+    coverage?: CoverageBody;
+    semantic?: { state: string; reason: string; files: number; chunks: number; pending_files: number | null; query?: { error: string | null } };
   };
+}
+
+/** The semantic stage in one line: off and why, or how much is embedded (docs/retrieval-semantic.md). */
+function semanticRow(semantic: NonNullable<StatusBody['index']>['semantic']): Array<[string, string]> {
+  if (!semantic) return [];
+  if (semantic.state === 'off') return [['semantic', `off: ${semantic.reason}`]];
+  const pending = semantic.pending_files ? `, ${semantic.pending_files} files to go` : '';
+  const query = semantic.query?.error ? `; queries lexical for now (${semantic.query.error})` : '';
+  return [['semantic', `${semantic.state}, ${semantic.files} files / ${semantic.chunks} chunks embedded${pending} (${semantic.reason})${query}`]];
 }
 
 /** The index line, and the scope line that says what the privacy scope leaves out (never widened silently). */
@@ -38,6 +50,8 @@ function indexRows(s: StatusBody, allowed: string[]): Array<[string, string]> {
     const hint = i.scope.suggested_globs.length > 0 ? ` (to include them: sous config set privacy.allowed_paths '${JSON.stringify([...allowed, ...i.scope.suggested_globs])}')` : '';
     rows.push(['scope', `${i.scope.in_scope} of ${i.scope.total_files} files in privacy.allowed_paths${left}${hint}`]);
   }
+  if (i.coverage) rows.push(['coverage', describeCoverage(i.coverage)]);
+  rows.push(...semanticRow(i.semantic));
   return rows;
 }
 

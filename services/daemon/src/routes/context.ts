@@ -9,7 +9,7 @@ const changesQuery = Joi.object({
 });
 
 /**
- * `POST /v1/context` from the live index, and `GET /v1/index/changes` — the stored index changes
+ * `POST /v1/context` from the live index (fused with the semantic stage when it runs), and `GET /v1/index/changes` — the stored index changes
  * for context processes that cannot open the embedded store themselves (docs/http-api.md).
  */
 export function indexRoutes(app: Express, ctx: DaemonContext): void {
@@ -20,6 +20,7 @@ export function indexRoutes(app: Express, ctx: DaemonContext): void {
       return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.error };
     },
     policy: () => ctx.index.policy(),
+    semantic: ctx.semantic.context,
   }, { onRequest: () => ctx.focus.noteIntegration() });
 
   app.get('/v1/index/changes', async (req, res) => {

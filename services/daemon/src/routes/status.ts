@@ -26,7 +26,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
         ? { name: backend.name, base_url: backend.base_url, model: backend.model, reachable: backend.reachable, model_present: backend.model_present, checked_at: backend.checked_at, ...(backend.error ? { error: backend.error } : {}) }
         : { name: config.backend.name, base_url: config.backend.base_url, model: config.backend.model, reachable: null, model_present: null, checked_at: null },
       watch: ctx.watchMode(),
-      index: { ...ctx.index.live.status(), scope: ctx.index.scope() },
+      index: { ...ctx.index.live.status(), scope: ctx.index.scope(), coverage: ctx.index.live.coverage(), semantic: ctx.semantic.status() },
       preparation: ctx.preparation.status(),
       focus: { ...ctx.focus.own(), may_read: ctx.focus.mayRead(), may_prepare: ctx.focus.mayPrepare(), selected: ctx.focus.decision().selected, mode: ctx.focus.decision().mode },
     });

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { DegradeReason } from '../scope';
 import type { FileSymbols } from '../symbols';
 import { symbolParserPool } from '../symbols/parser-pool';
 
@@ -67,6 +68,8 @@ export interface Blob {
   /** Redacted text as read (`unpackText` gives it back); never log it. */
   readonly content: PackedText;
   readonly symbols: FileSymbols;
+  /** Why the content is indexed in a degraded form (the same bytes always give the same reason). */
+  readonly degraded?: DegradeReason;
 }
 
 interface Entry {
@@ -115,12 +118,12 @@ export class BlobCache {
    * Takes a reference to the blob for `key`, parsing `text` only when the content is new. Concurrent
    * acquires of the same new content share one parse.
    */
-  acquire(key: string, language: string, text: string): Promise<Blob> {
+  acquire(key: string, language: string, text: string, degraded?: DegradeReason): Promise<Blob> {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       this.parseCount++;
       // Parsed on a worker thread (references dropped: they are not a ranking input).
-      const blob = symbolParserPool().parse(language, text).then((symbols): Blob => ({ key, content: packText(text), symbols }));
+      const blob = symbolParserPool().parse(language, text).then((symbols): Blob => ({ key, content: packText(text), symbols, ...(degraded === undefined ? {} : { degraded }) }));
       entry = { blob, refs: 0 };
       this.entries.set(key, entry);
     }
@@ -133,10 +136,10 @@ export class BlobCache {
    * Takes a reference to a blob whose symbols were parsed before (read back from the store), so a
    * restart or a replica parses nothing. A cached blob is shared as is.
    */
-  adopt(key: string, text: string, symbols: FileSymbols): Promise<Blob> {
+  adopt(key: string, text: string, symbols: FileSymbols, degraded?: DegradeReason): Promise<Blob> {
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = { blob: Promise.resolve({ key, content: packText(text), symbols }), refs: 0 };
+      entry = { blob: Promise.resolve({ key, content: packText(text), symbols, ...(degraded === undefined ? {} : { degraded }) }), refs: 0 };
       this.entries.set(key, entry);
     }
     entry.refs++;

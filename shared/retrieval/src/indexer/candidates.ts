@@ -1,7 +1,7 @@
 /**
  * Which files a query ranks. Scoring every indexed file costs too much on a large repository, so a
  * query ranks only files that can reach its first topN, chosen so that the result equals ranking
- * them all (`rankFiles`, co-change lifts weakened, recency-only files dropped):
+ * them all (`rankFiles`, recency-only files dropped):
  *
  * 1. The own signals of a file with a word match (a BM25 hit or a path term) are bounded by its
  *    BM25 share, its path-term share and its recency (O(1) each, no file built). A file without a
@@ -16,7 +16,10 @@
  */
 import {
   GRAPH_MIN_SOURCE_SCORE,
+  keepFrames,
   rankFiles,
+  sizeValue,
+  type ExtraSignal,
   SIGNAL_WEIGHTS,
   type Bm25Index,
   type Bm25Scores,
@@ -25,6 +28,7 @@ import {
   type RankCandidate,
   type RankedFile,
 } from '../ranking';
+import { literalSignals } from './literal-signals';
 import type { FileLookup } from './lookup';
 
 /** An indexed file as the query sees it. */
@@ -36,6 +40,10 @@ export interface QueryableFile {
   definedNames: ReadonlySet<string>;
   /** 0..1. */
   recency: number;
+  /** Estimated tokens of the text. */
+  tokens: number;
+  /** Generated or minified (content-kind.ts): ranked as generated whatever its path. */
+  generated?: boolean;
 }
 
 /** What a query reads from the index. */
@@ -48,6 +56,8 @@ export interface QuerySource {
   file(path: string): QueryableFile | undefined;
   /** A file's recency, 0..1 (0 without history or when not indexed). */
   recency(path: string): number;
+  /** A file's estimated tokens (0 when not indexed). */
+  tokens(path: string): number;
   /** Resolved imports and importers (`FileGraph.importLinks`). */
   importLinks(path: string): readonly string[];
   /** Co-change neighbours either way; may name files not indexed (`FileGraph.coChangeLinks`). */
@@ -62,81 +72,87 @@ export interface CandidateRanking {
 
 /** Best BM25 hits taken as seeds (at least topN): their own scores set the bar of step 2. */
 export const LEXICAL_SEEDS = 20;
-/**
- * A graph lift that comes only from a co-change neighbour counts this fraction of an import
- * neighbour's: changing together is weaker evidence than importing.
- */
-export const COCHANGE_FACTOR = 0.5;
 
 // Scores are rounded to 1e-6 per rationale entry and in total; bounds keep room for that.
 const MARGIN = 1e-5;
-const round = (n: number): number => Math.round(n * 1e6) / 1e6;
-const NEIGHBOUR_PREFIX = 'neighbour of ';
 
 /** A file that can pass a lift, with its links. */
 interface Source {
   imports: readonly string[];
-  neighbours: readonly string[];
+  coChanged: readonly string[];
 }
 
-/** Scales graph lifts that come only from co-change neighbours, then re-sorts. */
-function weakenCoChange(ranked: RankedFile[], sources: ReadonlyMap<string, Source>): RankedFile[] {
-  const out = ranked.map((file): RankedFile => {
-    if (!file.rationale.some((entry) => entry.signal === 'graph_neighbour')) return file;
-    let changed = false;
-    const rationale = file.rationale.map((entry) => {
-      if (entry.signal !== 'graph_neighbour' || !entry.detail.startsWith(NEIGHBOUR_PREFIX)) return entry;
-      const from = entry.detail.slice(NEIGHBOUR_PREFIX.length);
-      // Import links are symmetric and a lift always comes from a source: its side is enough.
-      if (sources.get(from)?.imports.includes(file.path) === true) return entry;
-      changed = true;
-      return { ...entry, detail: `changed together with ${from}`, weight: round(entry.weight * COCHANGE_FACTOR) };
-    });
-    if (!changed) return file;
-    return { ...file, rationale, score: round(rationale.reduce((s, e) => s + e.weight, 0)) };
-  });
-  return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
+/** Signals that order related files but say nothing about the prompt (every file has some). */
+const PRIORS: ReadonlySet<string> = new Set(['recently_changed', 'file_size', 'role_prior']);
 
-/**
- * Recency orders related files; alone it says nothing about the prompt (every file with history
- * has some), so a file whose only signal is `recently_changed` is not returned.
- */
+/** A file whose only signals are priors (recency, size) is not returned. */
 function relatesToPrompt(file: RankedFile): boolean {
-  return file.rationale.some((entry) => entry.signal !== 'recently_changed');
+  return file.rationale.some((entry) => !PRIORS.has(entry.signal));
+}
+
+/** The BM25 views a query ranks with (see `rankFiles`). */
+interface Views {
+  all: Bm25Scores;
+  code: Bm25Scores;
+  title: Bm25Scores;
 }
 
 /** `rankFiles` over `files`; only `sources` bring links (every edge that can carry a lift). */
-function rank(analysis: PromptAnalysis, scores: Bm25Scores, pathTerms: PathTermScores, lookup: FileLookup, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>): RankedFile[] {
+function rank(analysis: PromptAnalysis, views: Views, pathTerms: PathTermScores, lookup: FileLookup, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>, extra: ReadonlyMap<string, readonly ExtraSignal[]>): RankedFile[] {
   const candidates: RankCandidate[] = [];
   for (const f of files) {
-    const neighbours = sources.get(f.path)?.neighbours;
-    candidates.push({ path: f.path, definedNames: f.definedNames, recency: f.recency, ...(neighbours === undefined ? {} : { neighbours }) });
+    const links = sources.get(f.path);
+    candidates.push({
+      path: f.path,
+      definedNames: f.definedNames,
+      recency: f.recency,
+      tokens: f.tokens,
+      ...(f.generated === true ? { generated: true } : {}),
+      ...(links === undefined ? {} : { neighbours: links.imports, coChanged: links.coChanged }),
+    });
   }
-  return weakenCoChange(rankFiles(analysis, candidates, { scores, pathTerms, definitions: lookup }), sources).filter(relatesToPrompt);
+  const options = { scores: views.all, codeScores: views.code, titleScores: views.title, pathTerms, definitions: lookup, resolvePath: (p: string) => lookup.resolvePath(p), extra };
+  return rankFiles(analysis, candidates, options).filter(relatesToPrompt);
 }
-
-const recencyWeight = (recency: number): number => SIGNAL_WEIGHTS.recently_changed * Math.min(1, Math.max(0, recency));
 
 /**
  * The best files for an analyzed prompt: the first `topN` of ranking every indexed file, in the
  * same order with the same rationale, while building and scoring only the files that can get
  * there (see the module comment).
  */
-export function rankReachable(analysis: PromptAnalysis, source: QuerySource, topN: number): CandidateRanking {
-  const scores = source.bm25.scores(analysis.terms);
+export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN: number): CandidateRanking {
+  // Frames in the standard library or installed dependencies name no file here.
+  const analysis: PromptAnalysis = { ...prompt, frames: keepFrames(prompt.frames, (f) => source.lookup.resolvePath(f.file).length > 0) };
+  const extra = literalSignals(analysis, { size: source.size, bm25: source.bm25, lookup: source.lookup, text: (path) => source.file(path)?.text });
+  const views: Views = {
+    all: source.bm25.scores(analysis.terms),
+    code: source.bm25.scores(analysis.terms, { codeOnly: true }),
+    title: source.bm25.scores(analysis.titleTerms),
+  };
+  const scores = views.all;
   const pathTerms = source.lookup.pathTerms(analysis);
   const bestHits = scores.top(Math.max(topN, LEXICAL_SEEDS));
-  const best = bestHits[0];
-  // Word signals (BM25 share, path terms) and recency bound the own score of a file that no prompt
-  // path, frame or name points at.
+  const bests = [bestHits[0], views.code.top(1)[0], views.title.top(1)[0]].flatMap((hit) => (hit === undefined ? [] : [hit]));
+  const bestOf = (view: Bm25Scores): number => view.top(1)[0]?.score ?? 1;
+  const top = { all: bestOf(views.all), code: bestOf(views.code), title: bestOf(views.title) };
+  // Word signals (three BM25 shares, path terms) and the priors (recency, size) bound the own score
+  // of a file that no prompt path, frame or name points at; the role prior only lowers it.
   const words = (path: string, score: number): number =>
-    (SIGNAL_WEIGHTS.lexical * score) / (best?.score ?? 1) + SIGNAL_WEIGHTS.path_terms * (pathTerms.get(path)?.share ?? 0);
-  const wordBound = (path: string, score: number): number => words(path, score) + recencyWeight(source.recency(path));
-  // Every file with a word signal, once: BM25 hits, then path-term files without a hit.
+    (SIGNAL_WEIGHTS.lexical * score) / top.all +
+    (SIGNAL_WEIGHTS.lexical_code * views.code.score(path)) / top.code +
+    (SIGNAL_WEIGHTS.title_terms * views.title.score(path)) / top.title +
+    SIGNAL_WEIGHTS.path_terms * (pathTerms.get(path)?.share ?? 0);
+  const priorBound = (path: string): number =>
+    SIGNAL_WEIGHTS.recently_changed * Math.min(1, Math.max(0, source.recency(path))) + SIGNAL_WEIGHTS.file_size * (sizeValue(source.tokens(path))?.value ?? 0);
+  const PRIOR_MAX = SIGNAL_WEIGHTS.recently_changed + SIGNAL_WEIGHTS.file_size;
+  const wordBound = (path: string, score: number): number => words(path, score) + priorBound(path);
+  // Every file with a word signal, once: BM25 hits, then title and path-term files without one.
   const forEachWordMatch = (fn: (path: string, score: number) => void): void => {
     scores.forEach(fn);
-    for (const path of pathTerms.keys()) if (scores.score(path) === 0) fn(path, 0);
+    views.title.forEach((path) => {
+      if (scores.score(path) === 0) fn(path, 0);
+    });
+    for (const path of pathTerms.keys()) if (scores.score(path) === 0 && views.title.score(path) === 0) fn(path, 0);
   };
   const files = new Map<string, QueryableFile>();
   const add = (path: string): void => {
@@ -144,16 +160,17 @@ export function rankReachable(analysis: PromptAnalysis, source: QuerySource, top
     if (file !== undefined) files.set(path, file);
   };
 
-  // Step 2. The best hit is always ranked: every file's BM25 share is relative to it.
+  // Step 2. Each view's best hit is always ranked: every file's share in that view is relative to it.
   const seeds = new Set(source.lookup.directMatches(analysis));
-  for (const hit of bestHits) seeds.add(hit.docId);
+  for (const path of extra.keys()) seeds.add(path);
+  for (const hit of [...bestHits, ...bests]) seeds.add(hit.docId);
   forEachWordMatch((path, score) => {
-    // Recency is looked up only when the word signals alone leave it a chance.
-    if (words(path, score) + SIGNAL_WEIGHTS.recently_changed + MARGIN < GRAPH_MIN_SOURCE_SCORE) return;
+    // Priors are looked up only when the word signals alone leave them a chance.
+    if (words(path, score) + PRIOR_MAX + MARGIN < GRAPH_MIN_SOURCE_SCORE) return;
     if (wordBound(path, score) + MARGIN >= GRAPH_MIN_SOURCE_SCORE) seeds.add(path);
   });
   seeds.forEach(add);
-  const own = rank(analysis, scores, pathTerms, source.lookup, files.values(), new Map());
+  const own = rank(analysis, views, pathTerms, source.lookup, files.values(), new Map(), extra);
   const bar = own[topN - 1]?.score ?? Number.NEGATIVE_INFINITY;
 
   // Step 3. The best lift each file can get.
@@ -162,30 +179,31 @@ export function rankReachable(analysis: PromptAnalysis, source: QuerySource, top
   for (const { path, score } of own) {
     if (score + MARGIN < GRAPH_MIN_SOURCE_SCORE) continue;
     const imports = source.importLinks(path);
-    const neighbours = [...imports, ...source.coChangeLinks(path)];
-    sources.set(path, { imports, neighbours });
-    for (const n of neighbours) lifts.set(n, Math.max(lifts.get(n) ?? 0, SIGNAL_WEIGHTS.graph_neighbour * score));
+    const coChanged = source.coChangeLinks(path);
+    sources.set(path, { imports, coChanged });
+    // An upper bound: a co-change lift is COCHANGE_FACTOR of this, and the role prior only lowers it.
+    for (const n of [...imports, ...coChanged]) lifts.set(n, Math.max(lifts.get(n) ?? 0, SIGNAL_WEIGHTS.graph_neighbour * score));
   }
   const reaching = new Set<string>();
   const consider = (path: string, bound: number): void => {
     if (bound + (lifts.get(path) ?? 0) + MARGIN >= bar) reaching.add(path);
   };
   const ownScore = new Map(own.map((f) => [f.path, f.score]));
-  for (const path of seeds) consider(path, ownScore.get(path) ?? recencyWeight(source.recency(path)));
+  for (const path of seeds) consider(path, ownScore.get(path) ?? priorBound(path));
   forEachWordMatch((path, score) => {
-    if (seeds.has(path) || words(path, score) + SIGNAL_WEIGHTS.recently_changed + (lifts.get(path) ?? 0) + MARGIN < bar) return;
+    if (seeds.has(path) || words(path, score) + PRIOR_MAX + (lifts.get(path) ?? 0) + MARGIN < bar) return;
     consider(path, wordBound(path, score));
   });
   for (const path of lifts.keys()) {
-    if (!seeds.has(path) && scores.score(path) === 0 && !pathTerms.has(path)) consider(path, recencyWeight(source.recency(path)));
+    if (!seeds.has(path) && scores.score(path) === 0 && views.title.score(path) === 0 && !pathTerms.has(path)) consider(path, priorBound(path));
   }
 
-  // Ranked again: those files, every source next to one of them, and the best hit.
+  // Ranked again: those files, every source next to one of them, and each view's best hit.
   const ranked = new Set(reaching);
-  if (best !== undefined) ranked.add(best.docId);
-  for (const [path, s] of sources) if (s.neighbours.some((n) => reaching.has(n))) ranked.add(path);
+  for (const hit of bests) ranked.add(hit.docId);
+  for (const [path, s] of sources) if (s.imports.some((n) => reaching.has(n)) || s.coChanged.some((n) => reaching.has(n))) ranked.add(path);
   ranked.forEach(add);
   const rankedSources = new Map([...sources].filter(([path]) => ranked.has(path)));
-  const result = rank(analysis, scores, pathTerms, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources);
+  const result = rank(analysis, views, pathTerms, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources, extra);
   return { ranked: result, files };
 }

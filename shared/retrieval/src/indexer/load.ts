@@ -103,7 +103,7 @@ async function load(ctx: LoadContext, relPath: string, previous: Previous): Prom
   }
   const key = blobKey(result.file.sha256, result.file.language, ctx.redaction);
   if (key === previous.blobKey) return { kind: 'unchanged', ...(before === null ? {} : { fingerprint: before }) };
-  const blob = await ctx.blobs.acquire(key, result.file.language, result.file.text);
+  const blob = await ctx.blobs.acquire(key, result.file.language, result.file.text, result.file.degraded);
   return { kind: 'file', file: result.file, blob, fingerprint: before };
 }
 

@@ -5,11 +5,13 @@
 import { analyzePrompt, estimateTokens, fitToBudget, withBoilerplate, type PromptAnalysis } from '../ranking';
 import type { RankedFile } from '../ranking/rank';
 import { SnippetTerms } from '../ranking/snippet';
+import { chunkSnippet, fusedFiles, FUSION_DEPTH } from '../semantic/fused-query';
 import { rankReachable, type QuerySource } from './candidates';
 import { IndexError } from './errors';
 import type { ContextItem, ContextResult, QueryOptions } from './types';
 
-export { COCHANGE_FACTOR, LEXICAL_SEEDS } from './candidates';
+export { LEXICAL_SEEDS } from './candidates';
+export { COCHANGE_FACTOR } from '../ranking';
 export type { QueryableFile, QuerySource } from './candidates';
 
 /** Default and largest `topN`. */
@@ -45,7 +47,8 @@ function boilerplateMatches(analysis: PromptAnalysis, source: QuerySource, found
 /**
  * Ranks the indexed files of `source` for `prompt` (`rankFiles` signals, BM25 from the source's
  * index, co-change lifts weakened; see `rankReachable`) and returns the best `topN` with their
- * best snippet; files ranked by recency alone are left out. With `budgetTokens`, items are fitted
+ * best snippet; files ranked by recency alone are left out. With `options.semantic`, the order is
+ * that ranking fused with the semantic one (`fusedFiles`). With `budgetTokens`, items are fitted
  * in rank order (the last kept one may be clipped; see `fitToBudget`).
  */
 export function runQuery(prompt: string, source: QuerySource, options: QueryOptions = {}): ContextResult {
@@ -57,14 +60,23 @@ export function runQuery(prompt: string, source: QuerySource, options: QueryOpti
   }
 
   const analysis = analyzePrompt(prompt);
-  const { ranked, files } = rankReachable(analysis, source, topN);
+  const semantic = options.semantic !== undefined && options.semantic.length > 0 ? options.semantic : undefined;
+  const depth = semantic === undefined ? topN : Math.max(topN, FUSION_DEPTH);
+  const { ranked, files } = rankReachable(analysis, source, depth);
   // One preparation of the terms for every result (`bestSnippet` for each file).
   const snippetTerms = new SnippetTerms(analysis.terms);
   const item = (r: RankedFile, terms: SnippetTerms, text: string | undefined): ContextItem => {
     const snippet = terms.best(text ?? '');
     return { path: r.path, score: r.score, rationale: r.rationale, snippet, tokens: estimateTokens(snippet.text) };
   };
-  let items: ContextItem[] = ranked.slice(0, topN).map((r) => item(r, snippetTerms, files.get(r.path)?.text));
+  let items: ContextItem[] =
+    semantic === undefined
+      ? ranked.slice(0, topN).map((r) => item(r, snippetTerms, files.get(r.path)?.text))
+      : fusedFiles(ranked.slice(0, depth), semantic, (path) => files.get(path) ?? source.file(path), topN).map(({ r, text, chunk }) => {
+          if (chunk === undefined || text === undefined) return item(r, snippetTerms, text);
+          const snippet = chunkSnippet(text, chunk);
+          return { path: r.path, score: r.score, rationale: r.rationale, snippet, tokens: estimateTokens(snippet.text) };
+        });
   if (items.length < topN) items = [...items, ...boilerplateMatches(analysis, source, items, topN - items.length).map(({ r, terms, text }) => item(r, terms, text))];
   if (options.budgetTokens !== undefined) {
     const fit = fitToBudget(items.map((item) => ({ item, text: item.snippet.text })), options.budgetTokens);

@@ -3,7 +3,7 @@
  * index, in memory and content-addressed. Built once, then kept current file by file.
  */
 import { estimateTokens, Bm25Index } from '../ranking';
-import { gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type ScopePolicy } from '../scope';
+import { CODE_LANGUAGES, gitSignals, headCommit, listCandidateFiles, normalizeRelativePath, type DegradeReason, type ScopePolicy } from '../scope';
 import { BlobCache, redactionTag, unpackText, type Blob } from './blobs';
 import { RealPaths } from '../scope/real-paths';
 import { IndexError } from './errors';
@@ -135,6 +135,8 @@ export class RepositoryIndex implements IndexReader {
         },
         definedNames: this.lookup.definedNames(path),
         recency: this.recency.get(path) ?? 0,
+        tokens: entry.record.tokens,
+        generated: blob.degraded === 'generated' || blob.degraded === 'minified',
       };
     };
     return runQuery(prompt, {
@@ -143,6 +145,7 @@ export class RepositoryIndex implements IndexReader {
       lookup: this.lookup,
       file,
       recency: (path) => this.recency.get(path) ?? 0,
+      tokens: (path) => this.entries.get(path)?.record.tokens ?? 0,
       importLinks: (path) => this.graph.importLinks(path),
       coChangeLinks: (path) => this.graph.coChangeLinks(path),
     }, options);
@@ -221,7 +224,7 @@ export class RepositoryIndex implements IndexReader {
       for (const file of delta.upserted) {
         if (this.entries.get(file.path)?.blob.key === file.blobKey) continue;
         const { text } = file;
-        const blob = await this.blobs.adopt(file.blobKey, text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' });
+        const blob = await this.blobs.adopt(file.blobKey, text, { definitions: file.definitions, references: [], imports: file.imports, parser: 'regex' }, file.degraded);
         this.apply(file.path, { kind: 'file', file: { path: file.path, sha256: file.sha256, language: file.language, bytes: file.bytes, text }, blob, fingerprint: file.fingerprint }, false);
         touched.add(file.path);
       }
@@ -248,6 +251,7 @@ export class RepositoryIndex implements IndexReader {
       },
       definitions: blob.symbols.definitions,
       imports: blob.symbols.imports,
+      ...(blob.degraded === undefined ? {} : { degraded: blob.degraded }),
     };
   }
 
@@ -255,7 +259,9 @@ export class RepositoryIndex implements IndexReader {
   stats(): IndexStats {
     const skipped: Partial<Record<SkipReason, number>> = {};
     for (const s of this.skipped.values()) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
-    return { files_indexed: this.entries.size, blobs: this.blobs.size, parses: this.blobs.parses, reads: this.reads, skipped, head: this.signalsHead };
+    const degraded: Partial<Record<DegradeReason, number>> = {};
+    for (const e of this.entries.values()) if (e.blob.degraded !== undefined) degraded[e.blob.degraded] = (degraded[e.blob.degraded] ?? 0) + 1;
+    return { files_indexed: this.entries.size, blobs: this.blobs.size, parses: this.blobs.parses, reads: this.reads, skipped, degraded, head: this.signalsHead };
   }
 
   /** Initial build and `refresh`: list, load changed paths with bounded concurrency, apply. */
@@ -353,7 +359,7 @@ export class RepositoryIndex implements IndexReader {
     this.lookup.set(path, record.definitions);
     this.dirty.add(path);
     this.known.add(path);
-    this.bm25.add(path, documentText(path, blob, file.text));
+    this.bm25.add(path, documentText(path, blob, file.text), { code: CODE_LANGUAGES.has(file.language) });
     if (resolve) this.resolveImports(path);
     return old === undefined ? 'added' : 'changed';
   }

@@ -2,7 +2,7 @@
  * The index as plain rows, for the store: what the daemon writes after each change and what a
  * restart or a replica (context API, proxy) reads back without touching the repository.
  */
-import type { Language } from '../scope';
+import type { DegradeReason, Language } from '../scope';
 import type { SymbolDefinition, SymbolImport } from '../symbols';
 
 /** One indexed file with its content and parse, as stored. */
@@ -19,6 +19,8 @@ export interface StoredFile {
   imports: SymbolImport[];
   /** The content key (`blobKey`: sha256, language, redaction), the same in memory and in the store. */
   blobKey: string;
+  /** Why the content is indexed in a degraded form (content-kind.ts); absent for ordinary files. */
+  degraded?: DegradeReason;
 }
 
 /** Git signals as the ranking uses them. */

@@ -1,7 +1,8 @@
 /** Plain data shared by the repository index modules. */
-import type { Language, ReadRefusalReason } from '../scope';
+import type { DegradeReason, Language, ReadRefusalReason } from '../scope';
 import type { RationaleEntry } from '../ranking';
 import type { SymbolDefinition } from '../symbols';
+import type { SemanticFileHit } from '../semantic/types';
 
 /**
  * One indexed file as plain JSON-serialisable data (the store persists these later).
@@ -44,6 +45,12 @@ export interface QueryOptions {
   topN?: number;
   /** Estimated-token budget for all snippets together; default: no budget. */
   budgetTokens?: number;
+  /**
+   * The semantic file ranking of this prompt (the optional semantic stage,
+   * docs/retrieval-semantic.md). When given and not empty, the order is the reciprocal rank fusion
+   * of the lexical ranking and this one; absent or empty, the answer is the lexical one, unchanged.
+   */
+  semantic?: readonly SemanticFileHit[];
 }
 
 /** One selected file with why it was selected and the most relevant lines. */
@@ -82,6 +89,8 @@ export interface IndexStats {
   reads: number;
   /** Listed files not indexed, by reason. */
   skipped: Partial<Record<SkipReason, number>>;
+  /** Indexed files held in a degraded form (text cleaned, symbols by regex, ranked lower), by reason. */
+  degraded: Partial<Record<DegradeReason, number>>;
   /** HEAD when git signals were last read, or null without commits. */
   head: string | null;
 }

@@ -4,7 +4,7 @@
  * serves the same answer over HTTP to processes that cannot open an embedded store.
  */
 import type { IndexFileRow, IndexState, RepositoryIndexRepository } from '@sous/store';
-import type { Language } from '../scope';
+import type { DegradeReason, Language } from '../scope';
 import type { SymbolDefinition, SymbolImport } from '../symbols';
 import type { IndexDelta, StoredFile, StoredSignals } from '../indexer';
 
@@ -45,6 +45,7 @@ export interface IndexFeed {
 interface StoredSymbols {
   definitions?: SymbolDefinition[];
   imports?: SymbolImport[];
+  degraded?: DegradeReason;
 }
 
 const fingerprintOf = (row: IndexFileRow): string | null =>
@@ -88,6 +89,7 @@ export function storeIndexFeed(repo: RepositoryIndexRepository, workspaceId: str
           text: blob.text,
           definitions: symbols.definitions ?? [],
           imports: symbols.imports ?? [],
+          ...(symbols.degraded === undefined ? {} : { degraded: symbols.degraded }),
         });
       }
       const delta: IndexDelta = { upserted, removed };

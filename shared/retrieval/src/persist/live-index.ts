@@ -57,6 +57,15 @@ export interface LiveIndexStatus {
   error: string | null;
 }
 
+/**
+ * What the index could not take whole: listed files not indexed and indexed files held in a degraded
+ * form, each counted by reason (`IndexStats`). `sous status` and `sous doctor` show it.
+ */
+export interface IndexCoverage {
+  skipped: Record<string, number>;
+  degraded: Record<string, number>;
+}
+
 export class LiveIndex {
   private index: RepositoryIndex;
   private writer: IndexWriter;
@@ -127,6 +136,12 @@ export class LiveIndex {
   /** Read access to the current index (a rebuild swaps it; ask again rather than keep it). */
   reader(): IndexReader {
     return this.index;
+  }
+
+  /** Skipped and degraded files by reason (walks the index: for /status, not for every query). */
+  coverage(): IndexCoverage {
+    const { skipped, degraded } = this.index.stats();
+    return { skipped: skipped as Record<string, number>, degraded: degraded as Record<string, number> };
   }
 
   status(): LiveIndexStatus {

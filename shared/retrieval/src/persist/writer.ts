@@ -83,7 +83,7 @@ export class IndexWriter {
       const last = i === chunks.length - 1;
       const blobs = new Map<string, IndexBlobInput>();
       for (const f of chunk) {
-        if (!blobs.has(f.blobKey)) blobs.set(f.blobKey, { key: f.blobKey, text: f.text, symbols: { definitions: f.definitions, imports: f.imports } });
+        if (!blobs.has(f.blobKey)) blobs.set(f.blobKey, { key: f.blobKey, text: f.text, symbols: { definitions: f.definitions, imports: f.imports, ...(f.degraded === undefined ? {} : { degraded: f.degraded }) } });
       }
       generation = await this.repo.write(this.workspaceId, {
         upsert: chunk.map((f) => ({ path: f.path, blobKey: f.blobKey, sha256: f.sha256, language: f.language, bytes: f.bytes, mtimeMs: fingerprintMtime(f.fingerprint) })),

@@ -40,6 +40,26 @@ interface DocEntry {
   slot: number;
   length: number;
   terms: string[];
+  code: boolean;
+}
+
+/** Options of `Bm25Index.add`. */
+export interface AddOptions {
+  /**
+   * The document is program code (not docs, data or a changelog). Code documents also form a
+   * corpus of their own (`scores(terms, { codeOnly: true })`), with their own frequencies.
+   */
+  code?: boolean;
+}
+
+/** Options of `Bm25Index.scores`. */
+export interface ScoreOptions {
+  /**
+   * Score code documents only, against code documents' own document frequencies and mean length:
+   * a word that fills the docs and changelog is still telling among source files, and a changelog
+   * that matches every word of a bug report no longer sets the scale.
+   */
+  codeOnly?: boolean;
 }
 
 /**
@@ -80,6 +100,11 @@ export class Bm25Index {
    */
   private readonly terms = new Map<string, string>();
   private totalLength = 0;
+  /** The code corpus: document frequencies among code documents, their number and total length. */
+  private readonly codeDf = new Map<string, number>();
+  private readonly isCode: boolean[] = [];
+  private codeDocs = 0;
+  private codeLength = 0;
 
   constructor(options: Bm25Options = {}) {
     this.mode = options.mode ?? 'code';
@@ -107,12 +132,14 @@ export class Bm25Index {
   }
 
   /** Adds a document, replacing any previous text under the same id. */
-  add(docId: string, text: string): void {
+  add(docId: string, text: string, options: AddOptions = {}): void {
     this.remove(docId);
     const { counts, length } = this.termCounts(text);
+    const code = options.code === true;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = docId;
     this.lengths[slot] = length;
+    this.isCode[slot] = code;
     const terms: string[] = [];
     for (const [term, tf] of counts) {
       let docsWithTerm = this.postings.get(term);
@@ -125,9 +152,14 @@ export class Bm25Index {
       }
       docsWithTerm.set(slot, tf);
       terms.push(canonical);
+      if (code) this.codeDf.set(canonical, (this.codeDf.get(canonical) ?? 0) + 1);
     }
-    this.docs.set(docId, { slot, length, terms });
+    this.docs.set(docId, { slot, length, terms, code });
     this.totalLength += length;
+    if (code) {
+      this.codeDocs++;
+      this.codeLength += length;
+    }
   }
 
   /** Removes a document; returns false when it was not indexed. */
@@ -141,18 +173,37 @@ export class Bm25Index {
         this.postings.delete(term);
         this.terms.delete(term);
       }
+      if (entry.code) {
+        const df = (this.codeDf.get(term) ?? 1) - 1;
+        if (df > 0) this.codeDf.set(term, df);
+        else this.codeDf.delete(term);
+      }
     }
     this.docs.delete(docId);
     this.ids[entry.slot] = undefined;
     this.lengths[entry.slot] = 0;
+    this.isCode[entry.slot] = false;
     this.freeSlots.push(entry.slot);
     this.totalLength -= entry.length;
+    if (entry.code) {
+      this.codeDocs--;
+      this.codeLength -= entry.length;
+    }
     return true;
   }
 
   /** Number of documents containing a term (already normalized). */
   documentFrequency(term: string): number {
     return this.postings.get(term)?.size ?? 0;
+  }
+
+  /** Ids of the documents containing a term (already normalized), in no particular order. */
+  documentsWith(term: string): string[] {
+    const docsWithTerm = this.postings.get(term);
+    if (docsWithTerm === undefined) return [];
+    const out: string[] = [];
+    for (const slot of docsWithTerm.keys()) out.push(this.ids[slot] as string);
+    return out;
   }
 
   /** Lucene's non-negative IDF: ln(1 + (N − df + 0.5) / (df + 0.5)). */
@@ -173,7 +224,14 @@ export class Bm25Index {
    * Scores every document for weighted terms (as `search`) once, to take the best few and look up
    * others without scoring again. Only the postings of the query terms are read.
    */
-  scores(terms: ReadonlyArray<WeightedTerm | string>): Bm25Scores {
+  scores(terms: ReadonlyArray<WeightedTerm | string>, options: ScoreOptions = {}): Bm25Scores {
+    const codeOnly = options.codeOnly === true;
+    const docs = codeOnly ? this.codeDocs : this.docs.size;
+    const totalLength = codeOnly ? this.codeLength : this.totalLength;
+    const idfOf = (term: string, df: number): number => {
+      const d = codeOnly ? (this.codeDf.get(term) ?? 0) : df;
+      return Math.log(1 + (docs - d + 0.5) / (d + 0.5));
+    };
     const query = new Map<string, number>();
     for (const t of terms) {
       const { term, weight } = typeof t === 'string' ? { term: t, weight: 1 } : t;
@@ -188,11 +246,12 @@ export class Bm25Index {
     const score = new Float64Array(this.ids.length);
     const seen = new Uint8Array(this.ids.length);
     const touched: number[] = [];
-    if (this.docs.size > 0) {
-      const avgLength = this.totalLength / this.docs.size || 1;
+    if (docs > 0) {
+      const avgLength = totalLength / docs || 1;
       for (const { term, weight, docsWithTerm } of used) {
-        const idf = this.idf(term);
+        const idf = idfOf(term, docsWithTerm.size);
         for (const [slot, tf] of docsWithTerm) {
+          if (codeOnly && this.isCode[slot] !== true) continue;
           const length = this.lengths[slot] ?? 0;
           const norm = tf + this.k1 * (1 - this.b + (this.b * length) / avgLength);
           if (seen[slot] === 0) {

@@ -23,9 +23,8 @@ export interface TracebackFrame {
 }
 
 /**
- * Relevance kept per step away from the innermost frame. With the default weights the innermost
- * frame's lead over the next (1.5 × 0.4) exceeds the whole lexical weight (0.5), so words alone
- * never reorder a trace.
+ * Relevance kept per step away from the innermost frame: the frame where it failed says most, its
+ * callers less and less (they pass the bad value along as often as they make it).
  */
 export const FRAME_DECAY = 0.6;
 /** Relevance floor so that the outermost frames still count a little. */
@@ -127,6 +126,24 @@ function withRelevance(frames: RawFrame[], innermostLast: boolean): TracebackFra
     const relevance = Math.max(FRAME_MIN_RELEVANCE, FRAME_DECAY ** distance);
     return { ...frame, relevance };
   });
+}
+
+/**
+ * Frames kept after dropping those that name no repository file (standard library, installed
+ * dependencies): relevance is measured again among the kept ones, so the innermost frame in the
+ * repository's own code counts as innermost.
+ */
+export function keepFrames(frames: readonly TracebackFrame[], keep: (frame: TracebackFrame) => boolean): TracebackFrame[] {
+  const out: TracebackFrame[] = [];
+  for (const language of [...new Set(frames.map((f) => f.language))]) {
+    const kept = frames.filter((f) => f.language === language && keep(f));
+    const innermostLast = language === 'python';
+    kept.forEach((frame, i) => {
+      const distance = innermostLast ? kept.length - 1 - i : i;
+      out.push({ ...frame, relevance: Math.max(FRAME_MIN_RELEVANCE, FRAME_DECAY ** distance) });
+    });
+  }
+  return out;
 }
 
 /**

@@ -22,6 +22,22 @@ const PATH_RE = /(?:^|[\s'"`(\[<,=])((?:\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/])?(?:[\
 // Bounded scheme length keeps this linear on long dotted runs.
 const URL_RE = /\b[a-z][a-z0-9+.-]{0,15}:\/\/\S+/gi;
 
+// A file in a repository browser link: github.com/o/r/blob/<ref>/<path>, gitlab's /-/blob/, and the
+// raw and tree forms. The ref is one segment (a branch with slashes would eat the path's head).
+const REPO_URL_RE = /\bhttps?:\/\/(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|raw\.githubusercontent\.com)\/[\w.-]+\/[\w.-]+\/(?:-\/)?(?:(?:blob|tree|raw|src)\/)?[\w.-]+\/([\w@.+/-]+\.[A-Za-z][A-Za-z0-9]{0,9})(?:#L(\d+))?/g;
+
+/** Repository files linked in the text (`…/blob/main/src/x.py#L12` → `src/x.py`, line 12). */
+export function linkedPaths(text: string): MentionedPath[] {
+  const out: MentionedPath[] = [];
+  for (const m of text.matchAll(REPO_URL_RE)) {
+    const path = m[1] ?? '';
+    const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+    if (!SOURCE_EXTENSIONS.has(ext)) continue;
+    out.push(m[2] === undefined ? { path } : { path, line: Number(m[2]) });
+  }
+  return out;
+}
+
 /** Replaces URLs with spaces so their segments are not read as paths or identifiers. */
 export function stripUrls(text: string): string {
   return text.replace(URL_RE, (url) => ' '.repeat(url.length));
@@ -41,6 +57,13 @@ export function extractPaths(text: string): { paths: MentionedPath[]; rest: stri
   const clean = stripUrls(text);
   const paths: MentionedPath[] = [];
   const seen = new Set<string>();
+  for (const linked of linkedPaths(text)) {
+    const key = `${linked.path}:${linked.line ?? ''}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      paths.push(linked);
+    }
+  }
   const rest = clean.replace(PATH_RE, (whole, raw: string, ext: string, line: string | undefined) => {
     if (!SOURCE_EXTENSIONS.has(ext.toLowerCase())) return whole;
     const path = raw.replace(/\\/g, '/').replace(/^\.\//, '');

@@ -4,7 +4,9 @@
  * terms derived from them.
  */
 import { extractFrames, type TracebackFrame } from './frames';
+import { extractFlags, extractModules, extractPhrases } from './literals';
 import { extractPaths, pathMatches, type MentionedPath } from './paths';
+import { cleanReport } from './report';
 import { identifierTokens, normalizeToken } from './tokens';
 import { TERM_WEIGHTS, type TermKind } from './weights';
 
@@ -44,8 +46,21 @@ export interface PromptAnalysis {
    * normalized tokens, deduplicated.
    */
   labels: string[];
+  /** Fixed parts of messages the prompt quotes (error messages, output lines), longest first (literals.ts). */
+  phrases: string[];
+  /** Dotted or `::` qualified names as `/`-joined lowercase stems (`dvc/repo/move`). */
+  modules: string[];
+  /** Long command-line flags without their dashes (`force` for `--force`). */
+  flags: string[];
   /** Query terms, highest weight first, ties by term. */
   terms: QueryTerm[];
+  /**
+   * The terms of the prompt's first line alone, when more lines follow: an issue's title says in a
+   * few words what the report is about, which its body can bury under logs and context. Empty for
+   * a one-line prompt (its words are all title; counting them twice would outweigh its paths and
+   * names).
+   */
+  titleTerms: QueryTerm[];
 }
 
 /** Error messages are clipped to this many characters. */
@@ -174,9 +189,17 @@ class TermCollector {
 
 /**
  * Reads a free-text prompt. Deterministic and pure; handles any text (an empty prompt yields empty
- * lists). Identifiers and traceback function names weigh more than prose (see TERM_WEIGHTS).
+ * lists). Issue-template boilerplate is dropped first (`cleanReport`). Identifiers and traceback
+ * function names weigh more than prose (see TERM_WEIGHTS).
  */
-export function analyzePrompt(text: string): PromptAnalysis {
+export function analyzePrompt(prompt: string): PromptAnalysis {
+  const analysis = analyzeText(cleanReport(prompt));
+  const lines = prompt.split('\n').filter((line) => line.trim().length > 0);
+  return { ...analysis, titleTerms: lines.length > 1 ? analyzeText(lines[0] ?? '').terms : [] };
+}
+
+/** Everything but the title terms, of text already cleaned of template boilerplate. */
+function analyzeText(text: string): Omit<PromptAnalysis, 'titleTerms'> {
   const frames = extractFrames(text);
   const blank = (found: string): string => ' '.repeat(found.length);
   // Frame lines go first so that skipped library frames do not come back as named paths.
@@ -224,7 +247,20 @@ export function analyzePrompt(text: string): PromptAnalysis {
       for (const token of [identifierTokens(m[0]).whole, ...identifierTokens(m[0]).parts]) if (token !== null && !LABEL_NOISE.has(token)) labels.add(token);
     }
   }
-  return { paths, frames, errors, identifiers, fragments, words: [...words], boilerplate: [...boilerplate], labels: [...labels], terms: terms.sorted() };
+  return {
+    paths,
+    frames,
+    errors,
+    identifiers,
+    fragments,
+    words: [...words],
+    boilerplate: [...boilerplate],
+    labels: [...labels],
+    phrases: extractPhrases(text.replace(FRAME_LINE_RE, '')),
+    modules: extractModules(rest),
+    flags: extractFlags(text),
+    terms: terms.sorted(),
+  };
 }
 
 /**

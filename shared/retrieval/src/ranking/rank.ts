@@ -1,21 +1,29 @@
 /**
  * Signal combination: scores candidate files for an analyzed prompt and says why, one rationale
- * entry per signal that fired. Weights live in `weights.ts`.
+ * entry per signal that fired. Every signal has a value (about 0..1, see direct.ts and
+ * indexer/literal-signals.ts); a file's own score is the role prior times Σ weight × value; then one
+ * graph hop. Weights live in `weights.ts`.
  */
 import { Bm25Index, type Bm25Hit, type Bm25Scores } from './bm25';
-import type { TracebackFrame } from './frames';
-import { pathBase, pathMatches, type MentionedPath } from './paths';
+import {
+  frameValue,
+  pathValue,
+  promptNames,
+  resolveFrames,
+  resolveNamed,
+  resolverOver,
+  symbolValue,
+  type DefinitionCounts,
+  type PathResolver,
+  type SignalValue,
+} from './direct';
 import { PathTermIndex, type PathTermScores } from './path-terms';
 import type { PromptAnalysis } from './prompt';
+import { rolePrior } from './roles';
 import { identifierTokens } from './tokens';
-import {
-  GRAPH_MIN_SOURCE_SCORE,
-  SIGNAL_WEIGHTS,
-  SYMBOL_EXTRA_WEIGHT,
-  SYMBOL_MAX_MATCHES,
-  type Signal,
-  type SignalWeights,
-} from './weights';
+import { COCHANGE_FACTOR, FILE_SIZE_REFERENCE, GRAPH_MIN_SOURCE_SCORE, SIGNAL_WEIGHTS, type Signal, type SignalWeights } from './weights';
+
+export type { DefinitionCounts, PathResolver } from './direct';
 
 /** A file that may be ranked: plain data the index can produce. */
 export interface RankCandidate {
@@ -32,8 +40,16 @@ export interface RankCandidate {
   definedNames?: ReadonlySet<string>;
   /** Paths of files it imports or that import it; either direction is enough. */
   neighbours?: readonly string[];
+  /** Paths of files that change in the same commits (weaker than imports: COCHANGE_FACTOR). */
+  coChanged?: readonly string[];
   /** 0..1, 1 = changed just now; 0 or absent = no recency signal. */
   recency?: number;
+  /** Estimated tokens of the file (the `file_size` prior); absent = no size signal. */
+  tokens?: number;
+  /** Program code (not docs, data or a changelog): also scored among code files (`lexical_code`). */
+  code?: boolean;
+  /** The file's header says a tool generated it (or it is minified): the role prior treats it as generated. */
+  generated?: boolean;
 }
 
 /** One reason a file ranks where it does; its weight is its share of the score. */
@@ -42,6 +58,13 @@ export interface RationaleEntry {
   /** Human-readable, names what matched (never file content). */
   detail: string;
   weight: number;
+}
+
+/** A signal computed outside `rankFiles` (indexer/literal-signals.ts): its value before weight and prior. */
+export interface ExtraSignal {
+  signal: Signal;
+  value: number;
+  detail: string;
 }
 
 /** A scored file. */
@@ -65,6 +88,10 @@ export interface RankOptions {
   index?: Bm25Index;
   /** Scores of `analysis.terms` already computed with `index.scores`; used instead of `index`. */
   scores?: Bm25Scores;
+  /** Scores of `analysis.terms` among code files (`index.scores(terms, { codeOnly: true })`). */
+  codeScores?: Bm25Scores;
+  /** Scores of `analysis.titleTerms` (`index.scores(titleTerms)`). */
+  titleScores?: Bm25Scores;
   /**
    * Path-term matches of `analysis.terms` over the whole repository (`PathTermIndex.scores`); by
    * default computed over the candidates' paths.
@@ -75,59 +102,16 @@ export interface RankOptions {
    * (`FileLookup`); by default counted over the candidates.
    */
   definitions?: DefinitionCounts;
-}
-
-/** Definition counts by normalized name (see `RankOptions.definitions`). */
-export interface DefinitionCounts {
-  readonly files: number;
-  count(name: string): number;
+  /**
+   * The files a prompt path or frame names, over the whole repository (`FileLookup.resolvePath`);
+   * by default resolved among the candidates. A name many files share (`conf.py`) says less.
+   */
+  resolvePath?: PathResolver;
+  /** Signals computed where the texts are (`module_named`, `text_quoted`, `literal_defined`), by path. */
+  extra?: ReadonlyMap<string, readonly ExtraSignal[]>;
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
-
-/** A prompt path or frame file with its last segment, compared before the full `pathMatches`. */
-interface PromptPath<T> {
-  base: string;
-  path: string;
-  value: T;
-}
-
-function promptPaths<T>(values: readonly T[], pathOf: (value: T) => string): Array<PromptPath<T>> {
-  return values.map((value) => ({ base: pathBase(pathOf(value)), path: pathOf(value), value }));
-}
-
-function pathSignal(named: ReadonlyArray<PromptPath<MentionedPath>>, path: string, base: string, w: SignalWeights): RationaleEntry | null {
-  const found = named.find((p) => p.base === base && pathMatches(p.path, path))?.value;
-  if (found === undefined) return null;
-  const shown = found.line === undefined ? found.path : `${found.path}:${found.line}`;
-  return { signal: 'path_named', detail: `prompt names ${shown}`, weight: w.path_named };
-}
-
-function frameSignal(frames: ReadonlyArray<PromptPath<TracebackFrame>>, path: string, base: string, w: SignalWeights): RationaleEntry | null {
-  let frame: TracebackFrame | undefined;
-  for (const candidate of frames) {
-    if (candidate.base !== base || !pathMatches(candidate.path, path)) continue;
-    if (frame === undefined || candidate.value.relevance > frame.relevance) frame = candidate.value;
-  }
-  if (frame === undefined) return null;
-  const where = `${frame.file}${frame.line === undefined ? '' : `:${frame.line}`}${frame.function === undefined ? '' : ` in ${frame.function}`}`;
-  return { signal: 'traceback_frame', detail: `${frame.language} frame ${where}`, weight: w.traceback_frame * frame.relevance };
-}
-
-/**
- * Prompt identifiers and frame functions, normalized like a whole identifier token
- * (`identifierTokens(name).whole`), each mapped to its first spelling in the prompt.
- */
-export function promptNames(analysis: PromptAnalysis): Map<string, string> {
-  const names = new Map<string, string>();
-  const add = (name: string): void => {
-    const { whole } = identifierTokens(name);
-    if (whole !== null && !names.has(whole)) names.set(whole, name);
-  };
-  analysis.identifiers.forEach(add);
-  for (const frame of analysis.frames) if (frame.function !== undefined) add(frame.function);
-  return names;
-}
 
 function candidateDefinitions(candidates: readonly RankCandidate[]): DefinitionCounts {
   const counts = new Map<string, number>();
@@ -138,161 +122,158 @@ function candidateDefinitions(candidates: readonly RankCandidate[]): DefinitionC
   return { files: candidates.length, count: (name) => counts.get(name) ?? 0 };
 }
 
-/**
- * How telling it is that a file defines `name`: 1 for a name one file defines, less the more files
- * define it (`parse`, `init`, `get` are defined everywhere): BM25's idf over definitions, relative
- * to the largest possible. Never above 1, so it only lowers a score.
- */
-function definitionRarity(name: string, counts: DefinitionCounts): number {
-  const n = Math.max(1, counts.files);
-  const df = Math.max(1, counts.count(name));
-  const idf = (d: number): number => Math.log(1 + (n - d + 0.5) / (d + 0.5));
-  return Math.min(1, idf(df) / idf(1));
+function definedNamesOf(c: RankCandidate): ReadonlySet<string> {
+  return c.definedNames ?? new Set((c.definitions ?? []).flatMap((d) => identifierTokens(d).whole ?? []));
 }
 
-function symbolSignal(names: Map<string, string>, candidate: RankCandidate, counts: DefinitionCounts, kind: { kind: string; factor: number } | null, w: SignalWeights): RationaleEntry | null {
-  const defined = new Map<string, string>();
-  if (candidate.definedNames !== undefined) {
-    for (const [whole, shown] of names) if (candidate.definedNames.has(whole)) defined.set(shown, whole);
-  } else {
-    for (const definition of candidate.definitions ?? []) {
-      const { whole } = identifierTokens(definition);
-      const shown = whole === null ? undefined : names.get(whole);
-      if (shown !== undefined && whole !== null) defined.set(shown, whole);
-    }
-  }
-  if (defined.size === 0) return null;
-  // The rarest names count: the first at full symbol weight, the others as extras.
-  const matches = [...defined]
-    .map(([shown, whole]) => ({ shown, files: counts.count(whole), rarity: definitionRarity(whole, counts) }))
-    .sort((a, b) => b.rarity - a.rarity || (a.shown < b.shown ? -1 : 1))
-    .slice(0, SYMBOL_MAX_MATCHES);
-  // Declarations and tests define names too, but a fix lives in the implementation.
-  const factor = kind?.factor ?? 1;
-  const weight = factor * matches.reduce((total, m, i) => total + m.rarity * (i === 0 ? w.symbol_defined : SYMBOL_EXTRA_WEIGHT), 0);
-  const shown = matches.map((m) => (m.files > 1 ? `${m.shown} (${m.files} files define it)` : m.shown));
-  const note = factor < 1 && kind !== null ? `; ${kind.kind} x${kind.factor}` : '';
-  return { signal: 'symbol_defined', detail: `defines ${shown.join(', ')}${note}`, weight };
-}
-
-/**
- * How much a word match counts by the kind of file, for prompts that do not ask for that kind: a bug
- * report's words also fill docs, release notes and type declarations, but the fix lives in code.
- * Factors only lower a score, so every upper bound the candidate pre-filter uses stays valid.
- */
-const KIND_FACTORS: Array<{ kind: string; factor: number; test: RegExp; askedFor: RegExp }> = [
-  { kind: 'docs', factor: 0.5, test: /\.(md|markdown|mdx|rst|txt|adoc)$/i, askedFor: /^(readme|doc|docs|documentation|guide|changelog|markdown|manual|tutorial)$/ },
-  { kind: 'type declarations', factor: 0.7, test: /\.d\.[cm]?ts$/i, askedFor: /^(type|types|typing|typings|declaration|declarations|dts)$/ },
-  { kind: 'tests', factor: 0.7, test: /(^|\/)(tests?|__tests__|spec)\/|\.(test|spec)\.[a-z]+$/i, askedFor: /^(test|tests|spec|specs|jest|mocha|unit|e2e|fixture|fixtures)$/ },
-];
-
-function kindFactor(path: string, analysis: PromptAnalysis): { kind: string; factor: number } | null {
-  for (const k of KIND_FACTORS) {
-    if (!k.test.test(path)) continue;
-    if (analysis.words.some((w) => k.askedFor.test(w)) || analysis.paths.length > 0) return null;
-    return { kind: k.kind, factor: k.factor };
-  }
-  return null;
-}
-
-function pathTermSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
+function pathTermValues(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions): Map<string, SignalValue> {
   let scores = options.pathTerms;
   if (scores === undefined) {
     const index = new PathTermIndex();
     for (const c of candidates) index.add(c.path);
     scores = index.scores(analysis);
   }
-  const out = new Map<string, RationaleEntry>();
+  const out = new Map<string, SignalValue>();
   for (const c of candidates) {
     const hit = scores.get(c.path);
-    if (hit === undefined) continue;
-    const kind = kindFactor(c.path, analysis);
-    const note = kind === null ? '' : `; ${kind.kind} x${kind.factor}`;
-    out.set(c.path, { signal: 'path_terms', detail: `path has ${hit.matched.slice(0, 4).join(', ')}${note}`, weight: w.path_terms * hit.share * (kind?.factor ?? 1) });
+    if (hit !== undefined) out.set(c.path, { value: hit.share, detail: `path has ${hit.matched.slice(0, 4).join(', ')}` });
   }
   return out;
 }
 
-function lexicalSignals(analysis: PromptAnalysis, candidates: readonly RankCandidate[], w: SignalWeights, options: RankOptions): Map<string, RationaleEntry> {
-  let scores = options.scores;
-  if (scores === undefined) {
-    let index = options.index;
+/** The three BM25 views of a prompt: all files, code files among themselves, the title alone. */
+interface LexicalScores {
+  all: Bm25Scores;
+  code: Bm25Scores;
+  title: Bm25Scores;
+}
+
+function lexicalScores(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions): LexicalScores {
+  let index = options.index;
+  const build = (): Bm25Index => {
     if (index === undefined) {
       index = new Bm25Index();
-      for (const c of candidates) if (c.text !== undefined) index.add(c.path, c.text);
+      for (const c of candidates) if (c.text !== undefined) index.add(c.path, c.text, { code: c.code === true });
     }
-    scores = index.scores(analysis.terms);
-  }
+    return index;
+  };
+  return {
+    all: options.scores ?? build().scores(analysis.terms),
+    code: options.codeScores ?? build().scores(analysis.terms, { codeOnly: true }),
+    title: options.titleScores ?? build().scores(analysis.titleTerms),
+  };
+}
+
+/** Each candidate's BM25 share of the best candidate's score (0..1), under one view. */
+function shares(scores: Bm25Scores, candidates: readonly RankCandidate[], describe: (share: number, terms: string) => string): Map<string, SignalValue> {
   const hits: Bm25Hit[] = [];
   for (const c of candidates) {
     const hit = scores.hit(c.path);
     if (hit !== undefined) hits.push(hit);
   }
   const top = hits.reduce((best, hit) => Math.max(best, hit.score), 0);
-  const out = new Map<string, RationaleEntry>();
+  const out = new Map<string, SignalValue>();
   for (const hit of hits) {
     const share = hit.score / top;
-    const terms = hit.matched.slice(0, 6).join(', ');
-    const kind = kindFactor(hit.docId, analysis);
-    const note = kind === null ? '' : `; ${kind.kind} x${kind.factor}`;
-    out.set(hit.docId, { signal: 'lexical', detail: `bm25 ${share.toFixed(2)} of best (${terms})${note}`, weight: w.lexical * share * (kind?.factor ?? 1) });
+    out.set(hit.docId, { value: share, detail: describe(share, hit.matched.slice(0, 6).join(', ')) });
   }
   return out;
 }
 
-/** Undirected adjacency among candidates, from both sides' `neighbours`. */
-function adjacency(candidates: readonly RankCandidate[]): Map<string, Set<string>> {
-  const known = new Set(candidates.map((c) => c.path));
-  const graph = new Map<string, Set<string>>();
-  const link = (a: string, b: string): void => {
-    if (a === b || !known.has(a) || !known.has(b)) return;
-    if (!graph.has(a)) graph.set(a, new Set());
-    graph.get(a)?.add(b);
-  };
-  for (const c of candidates) for (const n of c.neighbours ?? []) { link(c.path, n); link(n, c.path); }
-  return graph;
+/** The `file_size` prior: log size relative to FILE_SIZE_REFERENCE, at most 1. */
+export function sizeValue(tokens: number | undefined): SignalValue | null {
+  if (tokens === undefined || tokens <= 0) return null;
+  return { value: Math.min(1, Math.log1p(tokens) / Math.log1p(FILE_SIZE_REFERENCE)), detail: `${tokens} tokens` };
 }
 
 const sum = (entries: readonly RationaleEntry[]): number => entries.reduce((total, e) => total + e.weight, 0);
 
+/** Undirected links among candidates, each with the factor its lift carries (imports 1, co-change COCHANGE_FACTOR). */
+function adjacency(candidates: readonly RankCandidate[]): Map<string, Map<string, number>> {
+  const known = new Set(candidates.map((c) => c.path));
+  const graph = new Map<string, Map<string, number>>();
+  const link = (a: string, b: string, factor: number): void => {
+    if (a === b || !known.has(a) || !known.has(b)) return;
+    let links = graph.get(a);
+    if (links === undefined) graph.set(a, (links = new Map()));
+    links.set(b, Math.max(links.get(b) ?? 0, factor));
+  };
+  for (const c of candidates) {
+    for (const n of c.neighbours ?? []) { link(c.path, n, 1); link(n, c.path, 1); }
+    for (const n of c.coChanged ?? []) { link(c.path, n, COCHANGE_FACTOR); link(n, c.path, COCHANGE_FACTOR); }
+  }
+  return graph;
+}
+
 /**
  * Scores candidates for an analyzed prompt. Direct signals (named path, traceback frame, defined
- * symbol, BM25, recency) add up; then, one hop, each file whose direct score reaches
- * GRAPH_MIN_SOURCE_SCORE passes a fraction of it to its neighbours (a file takes the largest such
- * share, not the sum, so hubs are not inflated). Sorted by score, ties by path; zero scores dropped.
+ * symbol, literal signals, path terms, three BM25 views, recency, size) add up, each weight × value, all times the
+ * file's role prior; then, one hop, each file whose direct score reaches GRAPH_MIN_SOURCE_SCORE
+ * passes a fraction of it to its neighbours (a file takes the largest such share, not the sum, so
+ * hubs are not inflated; a co-change link passes COCHANGE_FACTOR of an import's). Sorted by score,
+ * ties by path; zero scores dropped.
  */
 export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions = {}): RankedFile[] {
   const w: SignalWeights = { ...SIGNAL_WEIGHTS, ...options.weights };
   const names = promptNames(analysis);
   const counts = options.definitions ?? candidateDefinitions(candidates);
-  const named = promptPaths(analysis.paths, (p) => p.path);
-  const frames = promptPaths(analysis.frames, (f) => f.file);
-  const lexical = lexicalSignals(analysis, candidates, w, options);
-  const pathTerms = pathTermSignals(analysis, candidates, w, options);
+  const resolve = options.resolvePath ?? resolverOver(candidates.map((c) => c.path));
+  const named = resolveNamed(analysis, resolve);
+  const framed = resolveFrames(analysis.frames, resolve);
+  const scores = lexicalScores(analysis, candidates, options);
+  const lexical = shares(scores.all, candidates, (share, terms) => `bm25 ${share.toFixed(2)} of best (${terms})`);
+  const lexicalCode = shares(scores.code, candidates, (share, terms) => `bm25 among code files ${share.toFixed(2)} of best (${terms})`);
+  const title = shares(scores.title, candidates, (share, terms) => `title words: bm25 ${share.toFixed(2)} of best (${terms})`);
+  const pathTerms = pathTermValues(analysis, candidates, options);
   const direct = new Map<string, RationaleEntry[]>();
+  const priors = new Map<string, { role: string; factor: number }>();
   for (const c of candidates) {
-    const base = pathBase(c.path);
-    const entries = [pathSignal(named, c.path, base, w), frameSignal(frames, c.path, base, w), symbolSignal(names, c, counts, kindFactor(c.path, analysis), w), pathTerms.get(c.path) ?? null, lexical.get(c.path) ?? null];
+    const hit = named.get(c.path);
+    const values: Array<[Signal, SignalValue | null]> = [
+      ['path_named', pathValue(hit)],
+      ['traceback_frame', frameValue(framed.get(c.path))],
+      ['symbol_defined', symbolValue(names, definedNamesOf(c), counts)],
+      ...(options.extra?.get(c.path) ?? []).map((e): [Signal, SignalValue] => [e.signal, e]),
+      ['path_terms', pathTerms.get(c.path) ?? null],
+      ['lexical', lexical.get(c.path) ?? null],
+      ['lexical_code', lexicalCode.get(c.path) ?? null],
+      ['title_terms', title.get(c.path) ?? null],
+      ['file_size', sizeValue(c.tokens)],
+    ];
     const recency = Math.min(1, Math.max(0, c.recency ?? 0));
-    if (recency > 0) entries.push({ signal: 'recently_changed', detail: `recency ${recency.toFixed(2)}`, weight: w.recently_changed * recency });
-    direct.set(c.path, entries.filter((e): e is RationaleEntry => e !== null && e.weight > 0));
+    if (recency > 0) values.push(['recently_changed', { value: recency, detail: `recency ${recency.toFixed(2)}` }]);
+    // A file the prompt singles out by path or by a frame is taken as asked for, whatever its role.
+    const prior = rolePrior(c.path, analysis, hit?.count === 1 || framed.has(c.path), c.generated === true);
+    priors.set(c.path, prior);
+    const entries: RationaleEntry[] = [];
+    for (const [signal, v] of values) {
+      const weight = v === null ? 0 : w[signal] * v.value * prior.factor;
+      if (v !== null && weight > 0) entries.push({ signal, detail: v.detail, weight });
+    }
+    direct.set(c.path, entries);
   }
 
   const graph = adjacency(candidates);
   const ranked: RankedFile[] = [];
   for (const [path, entries] of direct) {
-    let lift: { from: string; weight: number } | null = null;
-    for (const neighbour of graph.get(path) ?? []) {
+    const prior = priors.get(path) ?? { role: 'source', factor: 1 };
+    let lift: { from: string; weight: number; factor: number } | null = null;
+    for (const [neighbour, factor] of graph.get(path) ?? []) {
       const source = sum(direct.get(neighbour) ?? []);
-      const weight = w.graph_neighbour * source;
+      const weight = w.graph_neighbour * source * factor * prior.factor;
       if (source >= GRAPH_MIN_SOURCE_SCORE && weight > 0 && (lift === null || weight > lift.weight || (weight === lift.weight && neighbour < lift.from))) {
-        lift = { from: neighbour, weight };
+        lift = { from: neighbour, weight, factor };
       }
     }
-    const rationale = lift === null ? entries : [...entries, { signal: 'graph_neighbour' as const, detail: `neighbour of ${lift.from}`, weight: lift.weight }];
+    const rationale: RationaleEntry[] = lift === null
+      ? entries
+      : [...entries, { signal: 'graph_neighbour' as const, detail: lift.factor < 1 ? `changed together with ${lift.from}` : `neighbour of ${lift.from}`, weight: lift.weight }];
     const rounded = rationale.map((e) => ({ ...e, weight: round(e.weight) }));
     const score = round(sum(rounded));
-    if (score > 0) ranked.push({ path, score, rationale: rounded });
+    if (score <= 0) continue;
+    // Says why a match counted less; weighs nothing itself (the entries above are already scaled).
+    if (prior.factor < 1) rounded.push({ signal: 'role_prior', detail: `${prior.role} x${prior.factor} (the prompt does not ask for ${prior.role})`, weight: 0 });
+    ranked.push({ path, score, rationale: rounded });
   }
   ranked.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return options.limit === undefined ? ranked : ranked.slice(0, options.limit);

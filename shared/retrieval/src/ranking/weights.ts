@@ -32,8 +32,18 @@ export type Signal =
   | 'traceback_frame'
   | 'symbol_defined'
   | 'lexical'
+  | 'lexical_code'
+  | 'title_terms'
   | 'graph_neighbour'
-  | 'recently_changed';
+  | 'recently_changed'
+  | 'file_size'
+  | 'module_named'
+  | 'text_quoted'
+  | 'literal_defined'
+  /** Not a score: says that the file's role (tests, docs, changelog…) scaled its other signals. */
+  | 'role_prior'
+  /** Not a rankFiles signal: the optional semantic stage fused the file in (semantic/fuse.ts); its weight is the cosine similarity. */
+  | 'semantic';
 
 /** Weight of each signal in a file's score. */
 export type SignalWeights = Record<Signal, number>;
@@ -41,24 +51,47 @@ export type SignalWeights = Record<Signal, number>;
 /** Default signal weights: explicit mentions first, then traces, definitions, words, context. */
 export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   /** The prompt names the file: the most explicit hint there is. */
-  path_named: 1.5,
+  path_named: 1.2,
   /** Times the file's path-term share (0..1): prompt words that are its folder or file names. */
-  path_terms: 0.6,
+  path_terms: 0.57,
   /** Times the frame's relevance (1 for the innermost frame; see FRAME_DECAY). */
-  traceback_frame: 1.5,
-  /** First prompt identifier the file defines; SYMBOL_EXTRA_WEIGHT per further one. */
-  symbol_defined: 0.8,
+  traceback_frame: 5.75,
+  /** Times the rarest prompt identifier the file defines, plus SYMBOL_EXTRA_SHARE of each further one. */
+  symbol_defined: 1.07,
   /** Times BM25 normalized to the best candidate (0..1). */
-  lexical: 0.5,
+  lexical: 0.86,
+  /** Times BM25 among code files only (their own frequencies), normalized to the best code file. */
+  lexical_code: 0.92,
+  /** Times BM25 of the prompt's first line (an issue's title) alone, normalized to the best file. */
+  title_terms: 1.84,
   /** Fraction of a strong neighbour's score that flows to the file. */
-  graph_neighbour: 0.3,
+  graph_neighbour: 0.1,
   /** Times the candidate's recency (0..1): a tie-breaker, never a reason on its own. */
-  recently_changed: 0.1,
+  recently_changed: 0.55,
+  /** Times log size relative to FILE_SIZE_REFERENCE tokens (0..1): bugs live in big files more often; never a reason on its own. */
+  file_size: 0.67,
+  /** A dotted module name (`dvc.repo.move`) resolves to the file, times its rarity. */
+  module_named: 0.4,
+  /** The file holds a fixed part of a message the prompt quotes, times its rarity. */
+  text_quoted: 0.08,
+  /** The file defines a name or flag the prompt uses as a quoted literal (`'autodoc_typehints'`, `"--force"`), times its rarity. */
+  literal_defined: 0.06,
+  /** Unused: the role prior multiplies (see roles.ts). */
+  role_prior: 0,
+  /** Unused: semantic hits enter by reciprocal rank fusion after ranking (see semantic/fuse.ts). */
+  semantic: 0,
 };
 
-/** Added per extra defined identifier after the first. */
-export const SYMBOL_EXTRA_WEIGHT = 0.2;
+/** Each defined identifier after the rarest adds this share of its rarity. */
+export const SYMBOL_EXTRA_SHARE = 0.25;
 /** At most this many defined identifiers count. */
 export const SYMBOL_MAX_MATCHES = 4;
+/** A file this many estimated tokens long (or longer) gets the full `file_size` value. */
+export const FILE_SIZE_REFERENCE = 20_000;
 /** Only files whose own score reaches this pass score to their neighbours. */
 export const GRAPH_MIN_SOURCE_SCORE = 0.5;
+/**
+ * A graph lift that comes from a co-change neighbour counts this fraction of an import neighbour's:
+ * changing together is weaker evidence than importing.
+ */
+export const COCHANGE_FACTOR = 0.5;

@@ -14,6 +14,8 @@ export {
 export type { Language } from './language';
 export { decodeText, BINARY_SNIFF_BYTES, MAX_INVALID_UTF8_RATIO } from './binary';
 export type { DecodedText } from './binary';
+export { isLfsPointer, looksGenerated, looksMinified, textDegradeReason, GENERATED_HEADER_CHARS, LONG_LINE_CHARS } from './content-kind';
+export type { DegradeReason } from './content-kind';
 export { readScopedFile, DEFAULT_MAX_FILE_BYTES } from './read';
 export type { ReadScopedFileOptions, ScopedFile, ScopedReadResult, ReadRefusal, ReadRefusalReason } from './read';
 export { scopeCoverage, NON_SOURCE_FOLDERS, ROOT_FOLDER } from './coverage';

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { redactText } from '@sous/protocol';
 import { decodeText } from './binary';
+import { isLfsPointer, textDegradeReason, type DegradeReason } from './content-kind';
 import { detectLanguage, type Language } from './language';
 import { normalizeRelativePath, type ScopePolicy } from './policy';
 import type { RealPaths } from './real-paths';
@@ -36,6 +37,8 @@ export interface ScopedFile {
   /** Size on disk in bytes. */
   bytes: number;
   language: Language;
+  /** Set when the file is indexed in a degraded form, and why (see content-kind.ts). */
+  degraded?: DegradeReason;
 }
 
 /** Why a file was not read. Ordinary refusals are values, not exceptions. */
@@ -46,7 +49,8 @@ export type ReadRefusalReason =
   | 'not_found'
   | 'not_a_file' // a folder, socket, submodule...
   | 'too_large'
-  | 'binary';
+  | 'binary'
+  | 'lfs_pointer'; // a Git LFS pointer: the content is not in the repository
 
 /** A refusal: which path, why, and a one-line message that never quotes file contents. */
 export interface ReadRefusal {
@@ -118,6 +122,8 @@ export async function readScopedFile(
   if (buffer.length > maxBytes) return refuse(normal, 'too_large', tooLargeMessage(normal, buffer.length, maxBytes));
   const decoded = decodeText(buffer);
   if (decoded.binary) return refuse(normal, 'binary', `${normal} looks binary (NUL byte or mostly invalid UTF-8); it is not read`);
+  if (isLfsPointer(decoded.text)) return refuse(normal, 'lfs_pointer', `${normal} is a Git LFS pointer; its content is not in the repository`);
+  const degraded = decoded.degraded ?? textDegradeReason(decoded.text);
 
   const redact = options.redact ?? true;
   const text = redact && policy.redactPatterns.length > 0 ? redactText(decoded.text, policy.redactPatterns) : decoded.text;
@@ -130,6 +136,7 @@ export async function readScopedFile(
       sha256: createHash('sha256').update(buffer).digest('hex'),
       bytes: buffer.length,
       language: detectLanguage(normal, firstLine),
+      ...(degraded === undefined ? {} : { degraded }),
     },
   };
 }

@@ -3,29 +3,12 @@ import { loadGrammar } from './grammar';
 import { isSymbolLanguage, LANGUAGE_SPECS } from './languages';
 import { extractWithTree } from './tree';
 import type { FileSymbols, SymbolDefinition } from './types';
+import { LONG_LINE_CHARS, looksMinified } from '../scope/content-kind';
+
+export { LONG_LINE_CHARS, looksMinified };
 
 /** Texts larger than this (in UTF-8 bytes) skip tree-sitter and use the regex fallback. */
 export const MAX_TREE_SITTER_BYTES = 512 * 1024;
-
-/** A line longer than this (in characters) is machine-written: minified code, an inlined table. */
-export const LONG_LINE_CHARS = 1_000;
-
-/**
- * Minified or generated code: most of the text sits in very long lines. Its names are mangled and
- * its parse tree is dense, so tree-sitter would spend the most time where it finds the least.
- */
-export function looksMinified(text: string): boolean {
-  if (text.length < 2 * LONG_LINE_CHARS) return false;
-  let long = 0;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end - start > LONG_LINE_CHARS) long += end - start;
-    start = end + 1;
-  }
-  return long * 2 > text.length;
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

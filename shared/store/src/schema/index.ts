@@ -8,3 +8,4 @@ export { predictions } from './predictions';
 export { signalEvents } from './signals';
 export { jobs } from './jobs';
 export { indexBlobs, indexFiles, indexState } from './repository-index';
+export { chunkEmbeddings } from './chunk-embeddings';

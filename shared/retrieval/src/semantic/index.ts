@@ -1,0 +1,13 @@
+export { chunkText, chunkingKey, embeddingInput, CHUNK_MAX_LINES, CHUNK_MAX_CHARS, CHUNK_OVERLAP_LINES, MAX_CHUNKS_PER_FILE } from './chunk';
+export type { ChunkOptions, TextChunk } from './chunk';
+export { contentKey, planEmbeddings } from './plan';
+export type { EmbeddingPlan, IndexedContent, StoredContent } from './plan';
+export { ChunkVectors, cosineSimilarity, fileRanking, normalize, SEMANTIC_CHUNK_CANDIDATES, SEMANTIC_MIN_SIMILARITY, SEMANTIC_TOP_FILES } from './vectors';
+export { fuseRankings, semanticEntry, RRF_K } from './fuse';
+export type { FuseOptions } from './fuse';
+export { FUSION_DEPTH } from './fused-query';
+export { SemanticIndex, DEFAULT_MAX_CHUNKS_PER_UPDATE } from './semantic-index';
+export type { SemanticIndexSummary, SemanticSource, UpdateOptions, UpdateResult } from './semantic-index';
+export { PromptRanker, PROMPT_EMBED_TIMEOUT_MS, PROMPT_RETRY_MS, MAX_PROMPT_EMBED_CHARS } from './prompt-ranker';
+export type { PromptRankerOptions, PromptRankerStatus } from './prompt-ranker';
+export type { Embedder, SemanticFileHit } from './types';
