@@ -66,10 +66,15 @@ describe('preparation with and without a model backend, and when the machine is 
 
   test('the model writes a research brief from the cited lines; prompts hold no secret and no excluded file', async () => {
     await prepare();
-    // More than five cards are ready here and the feed shows the best five; the brief cites the same
-    // line as its finding and the follow-up draft, so novelty may keep it a candidate: look it up by kind.
+    // The feed shows every ready card, up to the budget (exploration.max_ready_cards, 10); the brief
+    // cites the same line as its finding and the follow-up draft, so novelty may keep it a candidate:
+    // look it up by kind.
     const cards = (await get('/work-products?kind=research_brief')).json.items as Array<{ id: string; kind: string; evidence: Array<{ path: string }> }>;
-    expect((await get('/prepared-work')).json.cards).toHaveLength(5);
+    const feed = (await get('/prepared-work')).json as { cards: unknown[]; cap: number };
+    const ready = (await get('/work-products?state=ready')).json.items as unknown[];
+    expect(feed.cap).toBe(10);
+    expect(ready.length).toBeGreaterThan(1);
+    expect(feed.cards).toHaveLength(Math.min(ready.length, feed.cap));
     const brief = cards[0];
     expect(brief).toBeDefined();
     // A brief explains a review finding (the stale caller of `total`), citing the same lines.

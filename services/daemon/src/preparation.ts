@@ -128,6 +128,7 @@ export function startPreparation(options: {
     indexedHash,
     diskHash: (path) => currentHash(root, index.policy(), path),
     events,
+    cap: () => options.config().exploration.max_ready_cards,
   });
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
     const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });

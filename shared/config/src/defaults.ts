@@ -19,8 +19,12 @@ export const DEFAULT_SKILL_ROOTS: readonly string[] = ['skills', '.claude/skills
 export const DEFAULT_MAX_FEEDBACK_EVENTS_PER_CYCLE = 200;
 export const DEFAULT_ALLOWED_PATHS: readonly string[] = ['src/**', 'docs/**'];
 export const DEFAULT_EXCLUDED_PATTERNS: readonly string[] = ['*.env', '*.key', '*.pem', 'credentials*', 'secrets*'];
-/** Key-like strings starting `sk-` with 20 or more allowed characters. */
-export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['sk-[A-Za-z0-9_-]{20,}'];
+/**
+ * Key-like strings starting `sk-` with 20 or more allowed characters. A string starts there only
+ * where no key character precedes: without that, hyphenated prose (`task-runner-configuration`,
+ * `disk-usage-…`) read as a key and redacted ordinary doc lines.
+ */
+export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}'];
 export const DEFAULT_COMPUTE_DEVICE = 'auto';
 export const DEFAULT_CPU_FRACTION = 0.25;
 export const DEFAULT_GPU_MEMORY_FRACTION = 0.4;
@@ -33,6 +37,8 @@ export const DEFAULT_COMPUTE_PRESET = 'standard';
 export const DEFAULT_MAX_EXPLORATION_DEPTH = 3;
 export const DEFAULT_FRONTIER_MAX_SIZE = 500;
 export const DEFAULT_MIN_PRIORITY = 0.1;
+/** The spec leaves the feed's size open ("the feed is small"): ten cards fit one screen and one read. */
+export const DEFAULT_MAX_READY_CARDS = 10;
 export const DEFAULT_LLM_GATE = 'non_trivial';
 export const DEFAULT_EXPLORATION_BACKEND = 'auto';
 /** A small sentence-embedding model most local runtimes can pull. */
@@ -84,6 +90,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     max_exploration_depth: DEFAULT_MAX_EXPLORATION_DEPTH,
     frontier_max_size: DEFAULT_FRONTIER_MAX_SIZE,
     min_priority: DEFAULT_MIN_PRIORITY,
+    max_ready_cards: DEFAULT_MAX_READY_CARDS,
     llm_gate: DEFAULT_LLM_GATE,
     endpoint: '',
     model: '',

@@ -37,6 +37,7 @@ export {
   DEFAULT_POLICY_BUNDLE,
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_SEMANTIC_MODE,
+  DEFAULT_MAX_READY_CARDS,
 } from './defaults';
 export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, findConfigKey } from './keys';
 export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';

@@ -226,6 +226,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
   row('exploration.max_exploration_depth', int(0, 32), C.exploration.max_exploration_depth, 'Deepest exploration from a seed.'),
   row('exploration.frontier_max_size', int(1, 100_000), C.exploration.frontier_max_size, 'Most entries kept on the exploration frontier.'),
   row('exploration.min_priority', fraction(), C.exploration.min_priority, 'Frontier entries below this priority are dropped.'),
+  row('exploration.max_ready_cards', int(0, 500), C.exploration.max_ready_cards, 'Most ready cards in the Prepared Work feed at once; the strongest win, the rest stay candidates (?diagnostic=true).', true),
   row('exploration.llm_gate', oneOf(LLM_GATES), C.exploration.llm_gate, 'When exploration may call the model.'),
   row('exploration.endpoint', url({ allowEmpty: true }), C.exploration.endpoint, 'Optional dedicated exploration endpoint; empty uses backend.base_url.'),
   row('exploration.model', text({ allowEmpty: true }), C.exploration.model, 'Optional dedicated exploration model; empty uses backend.model.'),

@@ -69,6 +69,8 @@ export interface SousConfig {
     max_exploration_depth: number;
     frontier_max_size: number;
     min_priority: number;
+    /** Sous addition: most ready cards in the feed at once (spec 1 rule 7: the feed is small); the rest wait as candidates. */
+    max_ready_cards: number;
     llm_gate: LlmGate;
     endpoint: string;
     model: string;

@@ -45,10 +45,10 @@ const SPEC_TABLE: Array<[string, unknown]> = [
   ['refinement.adoption_pending_confirm_seconds', undefined],
 ];
 // In table order: an addition sits in its section (the file is rendered section by section).
-const SOUS_ADDITIONS = ['mcp.tool_names', 'exploration.semantic', 'policy.bundle', 'daemon.allowed_hosts', 'daemon.allowed_origins'];
+const SOUS_ADDITIONS = ['mcp.tool_names', 'exploration.max_ready_cards', 'exploration.semantic', 'policy.bundle', 'daemon.allowed_hosts', 'daemon.allowed_origins'];
 
 describe('the key table', () => {
-  it('holds exactly the spec 2.8 keys plus the five Sous additions, with the spec defaults', () => {
+  it('holds exactly the spec 2.8 keys plus the six Sous additions, with the spec defaults', () => {
     expect(CONFIG_KEYS.filter((k) => !k.addition).map((k) => k.key)).toEqual(SPEC_TABLE.map(([key]) => key));
     for (const [key, specDefault] of SPEC_TABLE) {
       const row = CONFIG_KEYS.find((k) => k.key === key);
@@ -66,6 +66,9 @@ describe('the key table', () => {
     const [pattern] = cfg.privacy.redact_patterns;
     expect(new RegExp(pattern as string).test('sk-' + 'a'.repeat(20))).toBe(true);
     expect(new RegExp(pattern as string).test('sk-' + 'a'.repeat(19))).toBe(false);
+    expect(new RegExp(pattern as string).test('key: sk-' + 'a'.repeat(20))).toBe(true);
+    // Hyphenated prose is not a key that starts with sk-.
+    expect(new RegExp(pattern as string).test('a task-runner-configuration-file-format')).toBe(false);
     expect(CONFIG_KEYS.find((k) => k.key === 'compute.preset')?.values).toContain('background');
     expect(POLICY_BUNDLE_IDS).toHaveLength(7);
     expect(cfg.policy.bundle).toBe('local_balanced');

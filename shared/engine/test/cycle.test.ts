@@ -104,7 +104,8 @@ describe.each(factories)('preparation cycle ($name)', (factory) => {
     expect(result.ready).toHaveLength(7);
     expect(result.held).toBe(1);
     const feed = await work.feed();
-    expect(feed.cards).toHaveLength(FEED_CAP);
+    expect(feed.cards).toHaveLength(7);
+    expect(feed.cap).toBe(FEED_CAP);
     expect(feed.cards.every((c) => c.title.startsWith('Finding strong'))).toBe(true);
     expect(feed.cards[0]?.actions).toEqual(['inspect', 'export', 'dismiss', 'feedback']);
     // The default feed hides lifecycle and scores; the diagnostic view shows them.
@@ -112,6 +113,32 @@ describe.each(factories)('preparation cycle ($name)', (factory) => {
     expect((await work.feed(true)).cards[0]?.diagnostic).toMatchObject({ state: 'ready', detector: 'probe.rule' });
     expect(seen.filter((e) => e.type === 'card.landed')).toHaveLength(7);
     expect(seen.map((e) => e.type)).toContain('cycle.finished');
+  });
+
+  it('keeps at most exploration.max_ready_cards ready: the strongest win, the rest wait as candidates and come back when room frees up', async () => {
+    const { workspaceId, detector, work } = await setup();
+    const small = { ...config, exploration: { ...config.exploration, max_ready_cards: 3 } };
+    const cycle = () => runCycle({ store, workspaceId, view: createRepositoryView(index, policy), trigger: { kind: 'warm' }, config: small, detectors: [detector] });
+    // Strength decides the order: f0 is the strongest.
+    detector.next = (view) => Array.from({ length: 6 }, (_, i) => candidate(view, `src/f${i}.ts`, `c-${i}`, 0.95 - i * 0.05));
+    const first = await cycle();
+    expect(first.ready).toHaveLength(3);
+    expect(first.held).toBe(3);
+    const ready = await store.workProducts.list({ workspaceId, states: ['ready'] });
+    expect(ready.map((c) => c.claimKey).sort()).toEqual(['probe.rule|c-0', 'probe.rule|c-1', 'probe.rule|c-2']);
+    const held = await store.workProducts.listWithEvidence({ workspaceId, states: ['candidate'] });
+    expect(held).toHaveLength(3);
+    expect(held.every((c) => String(c.details['held']).includes('exploration.max_ready_cards = 3'))).toBe(true);
+    // The diagnostic list reaches what the budget holds back.
+    expect((await work.list({ states: ['candidate'] })).map((c) => c.title).sort()).toEqual(['Finding c-3', 'Finding c-4', 'Finding c-5']);
+    // The same findings again: nothing moves (no card flips in and out of the feed each cycle).
+    const again = await cycle();
+    expect(again.landed).toBe(0);
+    expect((await store.workProducts.list({ workspaceId, states: ['ready'] })).map((c) => c.claimKey).sort()).toEqual(['probe.rule|c-0', 'probe.rule|c-1', 'probe.rule|c-2']);
+    // The strongest is fixed (no longer found): the next in line becomes ready.
+    detector.next = (view) => Array.from({ length: 5 }, (_, i) => candidate(view, `src/f${i + 1}.ts`, `c-${i + 1}`, 0.9 - i * 0.05));
+    await cycle();
+    expect((await store.workProducts.list({ workspaceId, states: ['ready'] })).map((c) => c.claimKey).sort()).toEqual(['probe.rule|c-1', 'probe.rule|c-2', 'probe.rule|c-3']);
   });
 
   it('an empty result is an empty feed', async () => {

@@ -77,17 +77,21 @@ describe('extractMentions', () => {
       'Not `id`, `null`, `config.toml` or `JSON`.', // 8
     ].join('\n');
     const got = extractMentions('docs/guide.md', doc).map((m) => `${m.line}:${m.kind}:${m.value}`);
+    // A dotted span is also read as a Python path; the detector keeps that reading only for the repository's own packages.
     expect(got).toEqual([
+      '1:module_path:Store.open',
       '1:identifier:open',
       '1:identifier:parseConfig',
       '2:path:src/x.ts',
       '2:path:src/parse.ts',
       '3:env:API_URL',
       '3:env:SOUS_FOO',
+      '3:module_path:compute.max_cycle_seconds',
       '3:config_key:compute.max_cycle_seconds',
       '3:flag:--dry-run',
       '5:flag:--fast',
       '5:env:SOUS_BAR',
+      '8:module_path:config.toml',
     ]);
   });
 });
@@ -199,6 +203,66 @@ describe('docsDriftDetector', () => {
     const { candidates, covered } = await detect(dir);
     expect(candidates).toEqual([]);
     expect(covered).toEqual(['docs/api.md']);
+  });
+
+  it('notes a mention left behind even when the doc was edited elsewhere after the removal', async () => {
+    const dir = repoWith([
+      { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs', files: { 'docs/modes.md': '# Modes\n\nTurn on `legacyMode()` for old repositories.\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+      { message: 'Fix a typo in the docs', files: { 'docs/modes.md': '# Modes.\n\nTurn on `legacyMode()` for old repositories.\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => c.claim)).toEqual(['docs/modes.md|identifier|legacyMode']);
+    expect(candidates[0]?.title).toContain('"Drop legacy mode"');
+  });
+
+  it('never flags changelogs, release notes, migration guides or dated docs: they record history', async () => {
+    const doc = 'Removed `legacyMode()`; see [the parser](../src/parser.ts).\n';
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}export function legacyMode(): boolean {\n  return false;\n}\n`, 'src/parser.ts': 'export const parse = 1;\n' } },
+      {
+        message: 'notes',
+        files: { 'CHANGELOG.md': doc, 'docs/release/release_2.5.rst': doc, 'docs/migration-guide.md': doc, 'docs/2021-05-03-post.md': doc, 'docs/whatsnew/3.2.md': doc, 'docs/guide.md': doc },
+      },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1, 'src/parser.ts': null } },
+    ]);
+    const { candidates, covered } = await detect(dir);
+    expect([...new Set(candidates.map((c) => c.claim.split('|')[0]))]).toEqual(['docs/guide.md']);
+    expect(covered).toEqual(['docs/guide.md']);
+  });
+
+  it('follows Python dotted paths: a moved module and a function moved to another module give patches; other projects\' paths are left alone', async () => {
+    const doc = 'API\n===\n\nUse :func:`~mypkg.old.helper` or ``mypkg.util.parse()``; see ``os.path.join`` and ``mypkg.util.keep``.\n';
+    const dir = repoWith([
+      {
+        message: 'package',
+        files: {
+          'src/mypkg/__init__.py': '',
+          'src/mypkg/old.py': 'def helper(x):\n    return x\n',
+          'src/mypkg/util.py': 'def parse(text):\n    return text\n\n\ndef keep():\n    return 1\n',
+          'src/mypkg/io.py': 'def read():\n    return 1\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/api.rst': doc } },
+      { message: 'Rename old to new', mv: ['src/mypkg/old.py', 'src/mypkg/new.py'] },
+      { message: 'Move parse to io', files: { 'src/mypkg/util.py': 'def keep():\n    return 1\n', 'src/mypkg/io.py': 'def read():\n    return 1\n\n\ndef parse(text):\n    return text\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+      'docs_drift.moved_module_path docs/api.rst|module_path|mypkg.old.helper',
+      'docs_drift.moved_module_path docs/api.rst|module_path|mypkg.util.parse',
+      'docs_drift.rename_diff docs/api.rst|rename|mypkg.old.helper',
+      'docs_drift.rename_diff docs/api.rst|rename|mypkg.util.parse',
+    ]);
+    const patches = candidates.filter((c) => c.kind === 'virtual_diff').map((c) => c.diff?.patch ?? '');
+    let after = doc;
+    for (const patch of patches) after = applyPatch(after, patch) || after;
+    expect(applyPatch(doc, patches[0] ?? '')).not.toBe(false);
+    expect(after.includes('mypkg.new.helper') || after.includes('mypkg.io.parse')).toBe(true);
+    for (const patch of patches) applyCheck(dir, patch);
+    expect(patches.join('\n')).toContain('+Use :func:`~mypkg.new.helper`');
+    expect(patches.join('\n')).toContain('``mypkg.io.parse()``');
   });
 
   it('proposes nothing for a doc written after the name was removed', async () => {

@@ -107,6 +107,18 @@ describe('review detector: debug statements and TODOs', () => {
 });
 
 describe('review detector: secrets', () => {
+  test('credential examples in docs and tests, and hyphenated prose, are not secrets', async () => {
+    const dir = repoWith([{ message: 'initial', files: { 'docs/setup.md': '# Setup\n', 'src/db.test.ts': 'test("x", () => {});\n', 'src/app.ts': 'export const a = 1;\n' } }]);
+    edit(dir, {
+      'docs/setup.md': '# Setup\n\nSet `password: "correcthorsebatterystaple"` in the file.\nThe task-runner-configuration-file-format is described below.\n',
+      'src/db.test.ts': 'const password = "hunter2hunter2hunter2";\ntest("x", () => {});\n',
+    });
+    const { candidates, view } = await review(dir);
+    expect(only(candidates, 'review.secret_added')).toEqual([]);
+    // Prose is indexed as written: nothing in it reads as a key.
+    expect(view.text('docs/setup.md')).toContain('task-runner-configuration-file-format');
+  });
+
   test('an added sk- key gives a secret card that never contains the value', async () => {
     const secret = 'sk-' + 'abcdefghijklmnopqrstuvwx';
     const dir = repoWith([{ message: 'initial', files: { 'src/client.ts': 'export const url = "https://api.example.com";\n' } }]);
@@ -250,14 +262,37 @@ describe('review detector: missing test changes', () => {
   });
 });
 
-test('a clean repository with ordinary recent commits gives no candidates', async () => {
+test('a clean repository with ordinary recent commits gives no candidates, and its first commit is not reviewed', async () => {
   const dir = repoWith([
     { message: 'initial', files: { 'src/math.ts': MATH, 'src/report.ts': REPORT, 'docs/guide.md': '# Guide\n\nCall `total`.\n' } },
     { message: 'more', files: { 'src/math.ts': `${MATH}\nexport function double(a: number): number {\n  return a * 2;\n}\n` } },
   ]);
   const { candidates, covered } = await review(dir);
   expect(candidates).toEqual([]);
-  expect([...covered].sort()).toEqual(['docs/guide.md', 'src/math.ts', 'src/report.ts']);
+  // The first commit imports the tree; only the second is a change anyone can review.
+  expect([...covered].sort()).toEqual(['src/math.ts']);
+});
+
+describe('changes that are not reviewable', () => {
+  test("a first commit (an import, or a shallow clone's only commit) gives no review notes", async () => {
+    const dir = repoWith([{ message: 'import', files: { 'src/app.ts': 'export function run(): void {\n  console.log("debug");\n  // TODO: later\n}\n' } }]);
+    expect((await review(dir)).candidates).toEqual([]);
+    // The same tree cloned shallow: its one commit has no parent here either.
+    commit(dir, 'second', { 'src/other.ts': 'export const other = 1;\n' });
+    const shallow = makeEmptyGitRepo('sous-review-shallow-');
+    dirs.push(shallow);
+    rmTempDir(shallow);
+    git(dir, ['clone', '-q', '--depth', '1', `file://${dir}`, shallow]);
+    expect((await review(shallow)).candidates).toEqual([]);
+  });
+
+  test('a commit of more than 100 files (vendoring, a reformat) gives no review notes', async () => {
+    const dir = repoWith([{ message: 'initial', files: { 'src/app.ts': 'export const app = 1;\n' } }]);
+    const bulk: Record<string, string> = {};
+    for (let i = 0; i < 101; i++) bulk[`src/vendor/m${i}.ts`] = `export function m${i}(): void {\n  console.log("debug ${i}");\n}\n`;
+    commit(dir, 'vendor a library', bulk);
+    expect((await review(dir)).candidates).toEqual([]);
+  });
 });
 
 test('a repository without commits gives no candidates and does not throw', async () => {

@@ -24,6 +24,8 @@ export interface Scored {
   score: number;
   parts: ScoreParts;
   state: Extract<WorkProductState, 'ready' | 'candidate'>;
+  /** Why a candidate that scored high enough to be ready is held back (the feed budget). */
+  held?: string;
 }
 
 export interface LandContext {
@@ -129,6 +131,7 @@ function details(ctx: LandContext, scored: Scored): Record<string, unknown> {
     ...(c.diff ? { diff: c.diff } : {}),
     ...(c.draft ? { draft: c.draft } : {}),
     score_parts: scored.parts,
+    ...(scored.held !== undefined ? { held: scored.held } : {}),
     cycle: ctx.cycleId,
     trigger: ctx.trigger,
   };

@@ -15,6 +15,7 @@ import type { RepositoryView } from '../view/repository-view';
 import { keepStoredDrafts, modelContext } from '../model/cycle-context';
 import type { Candidate, CycleTrigger } from '../work/types';
 import { buildFrontier, frontierSeeds } from './frontier';
+import { applyFeedBudget, heldByBudget } from './budget';
 import { claimKey, land, type Scored } from './land';
 import { combine, READY_THRESHOLD, suppressed, usefulness, type FeedbackCounts, type ScoreParts } from './score';
 
@@ -133,7 +134,15 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   // Read again: model calls take a while, and cards go stale meanwhile.
   const open = await openCards();
   candidates = keepStoredDrafts(candidates, open);
-  const scored = scoreAll(candidates, view, frontier, open, feedback);
+  const current = new Set(candidates.map(claimKey));
+  // Retired first: a card that is no longer found must not hold a place in the feed budget.
+  const retired = await retire(options, results, open, current);
+  const budget = applyFeedBudget(
+    scoreAll(candidates, view, frontier, open, feedback),
+    open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey) && !retired.has(card.id)),
+    exploration.max_ready_cards,
+  );
+  const scored = budget.scored;
 
   const result: CycleResult = {
     id,
@@ -149,10 +158,8 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     suppressed: [...feedback].filter(([, counts]) => suppressed(counts)).map(([detector]) => detector).sort(),
     detectors: reports.sort((a, b) => (a.name < b.name ? -1 : 1)),
   };
-  const found = new Set<string>();
   for (const s of scored) {
     signal.throwIfAborted();
-    found.add(claimKey(s.candidate));
     const before = open.find((card) => card.claimKey === claimKey(s.candidate))?.state;
     const outcome = await land({ store, workspaceId, cycleId: id, trigger: trigger.kind, ...(events ? { events } : {}) }, s);
     if (outcome.outcome === 'superseded') result.superseded++;
@@ -162,7 +169,13 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     } else if (outcome.state === 'candidate') result.held++;
   }
 
-  result.stale = await retire(options, results, open, found);
+  result.stale = retired.size;
+  for (const card of budget.demote) {
+    // Still true, just outranked: held as a candidate, not retired (it returns when room frees up).
+    if ((await store.workProducts.get(card.id))?.state !== 'ready') continue;
+    await store.workProducts.update(card.id, { state: 'candidate', stateReason: heldByBudget(exploration.max_ready_cards) });
+    result.held++;
+  }
   result.duration_ms = Date.now() - started;
   events?.emit({
     type: 'cycle.finished',
@@ -229,8 +242,8 @@ function score(
  * Cards whose detector looked at their targets in this cycle but did not find the claim again go
  * stale ("no longer detected": the drift was fixed, the debug line removed).
  */
-async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: Detector; result: DetectorResult }>, open: readonly WorkProductWithEvidence[], found: ReadonlySet<string>): Promise<number> {
-  let stale = 0;
+async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: Detector; result: DetectorResult }>, open: readonly WorkProductWithEvidence[], found: ReadonlySet<string>): Promise<Set<string>> {
+  const stale = new Set<string>();
   for (const card of open) {
     if (card.claimKey === null || found.has(card.claimKey)) continue;
     const run = results.find((r) => card.detector.startsWith(`${r.detector.name}.`));
@@ -240,7 +253,7 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
     if (covered !== 'all' && !targets.some((t) => covered.includes(t))) continue;
     await options.store.workProducts.update(card.id, { state: 'stale', stateReason: 'no longer detected: the code it pointed at changed' });
     if (card.state === 'ready') options.events?.emit({ type: 'card.stale', id: card.id, kind: card.kind, reason: 'no longer detected' });
-    stale++;
+    stale.add(card.id);
   }
   return stale;
 }

@@ -3,10 +3,14 @@
  * evidence, the safe action and the actions the server allows. Lifecycle, scores and detector ids
  * are added only for diagnostic clients (`?diagnostic=true`, docs/prepared-work.md).
  */
+import { DEFAULT_MAX_READY_CARDS } from '@sous/config';
 import type { EvidenceRow, WorkProductRow, WorkProductState, WorkProductWithEvidence } from '@sous/store';
 
-/** Most cards the feed returns (invariant 7: the feed is small). */
-export const FEED_CAP = 5;
+/**
+ * Most cards the feed returns when no configured budget is given (invariant 7: the feed is small):
+ * the default of `exploration.max_ready_cards`, which also bounds how many cards a cycle keeps ready.
+ */
+export const FEED_CAP = DEFAULT_MAX_READY_CARDS;
 
 /** Actions a client may offer (spec 2.1); the server lists them per card, clients never infer them. */
 export type CardAction = 'inspect' | 'export' | 'adopt' | 'dismiss' | 'feedback';

@@ -26,6 +26,8 @@ export interface PreparedWorkOptions {
   /** The file's sha256 on disk (authoritative; export's check). */
   diskHash: (path: string) => Promise<string | null>;
   events?: EngineEvents;
+  /** Most cards a feed shows: `exploration.max_ready_cards` as configured now; `FEED_CAP` without it. */
+  cap?: () => number;
 }
 
 export interface ExportPayload {
@@ -42,14 +44,15 @@ export interface ExportPayload {
 export class PreparedWork {
   constructor(private readonly options: PreparedWorkOptions) {}
 
-  /** The feed: ready cards whose evidence still matches the index, best first, at most `FEED_CAP`. */
+  /** The feed: ready cards whose evidence still matches the index, best first, at most the cap. */
   async feed(diagnostic = false): Promise<{ cards: FeedCard[]; cap: number }> {
     const { store, workspaceId } = this.options;
+    const cap = this.options.cap?.() ?? FEED_CAP;
     const ready = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: FEED_SCAN });
     ready.sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || b.updatedAt.getTime() - a.updatedAt.getTime());
     const cards: FeedCard[] = [];
     for (const card of ready) {
-      if (cards.length >= FEED_CAP) break;
+      if (cards.length >= cap) break;
       const changed = await changedEvidence(card, this.options.indexedHash);
       if (changed !== undefined) {
         await this.goStale(card, changed.reason);
@@ -57,7 +60,7 @@ export class PreparedWork {
       }
       cards.push(feedCard(card, diagnostic));
     }
-    return { cards, cap: FEED_CAP };
+    return { cards, cap };
   }
 
   /** Every card (diagnostic, spec 4.1 `/work-products`), newest first, optionally filtered. */

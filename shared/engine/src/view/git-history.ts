@@ -37,8 +37,18 @@ export interface CommitRef {
 
 /** A commit with the changes it made to in-scope files. */
 export interface CommitDiff extends CommitRef {
+  /** Empty when the commit is not reviewable as a change (see `unreviewable`). */
   files: FileDiff[];
+  /**
+   * Why its files are not listed: `root`, a first commit or a shallow clone's oldest one (an import
+   * of the whole tree, not a change anyone can review); `bulk`, more than REVIEWABLE_FILES files
+   * (a vendoring, a reformat, a mass rename).
+   */
+  unreviewable?: 'root' | 'bulk';
 }
+
+/** More files than this in one commit is a bulk change: reviewing it line by line is noise. */
+export const REVIEWABLE_FILES = 100;
 
 export interface GitHistory {
   /** Changes of the working tree and index against HEAD (untracked in-scope files count as added). */
@@ -100,6 +110,15 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
       const log = await runGit(root, ['log', `-n${n}`, '--no-merges', `--format=${LOG_FORMAT}`, '--name-only', '-z', '--no-renames']);
       const commits: CommitDiff[] = [];
       for (const { ref, files } of parse(log)) {
+        if (files.length > REVIEWABLE_FILES) {
+          commits.push({ ...ref, files: [], unreviewable: 'bulk' });
+          continue;
+        }
+        // No parent here: the first commit, or the oldest of a shallow clone (its parents were cut).
+        if ((await tryGit(root, ['rev-parse', '--verify', '-q', `${ref.sha}^`])) === null) {
+          commits.push({ ...ref, files: [], unreviewable: 'root' });
+          continue;
+        }
         const paths = files.filter(inScope);
         const diffs = paths.length === 0 ? [] : await patchesOf(['show', '--format=', ref.sha], paths);
         commits.push({ ...ref, files: diffs });

@@ -1,19 +1,19 @@
 /**
  * docs_drift: a doc mentions a name, file, flag, environment variable or config key that the code no
- * longer has, and git shows the commit that removed (or renamed, or moved) it after the doc was last
- * edited. Absence alone is never enough: docs mention other projects' names all the time, so a card
- * needs the removing commit, a diff line that took the thing away, and the thing present in that
- * file at the doc's last commit. When the same diff lines replace it by exactly one new name (or git
+ * longer has, and git shows the commit that removed (or renamed, or moved) it while the doc named it.
+ * Absence alone is never enough: docs mention other projects' names all the time, so a card needs
+ * the removing commit, a diff line of the code that took the thing away, and the doc naming it in
+ * that very commit (left behind, not written later). Changelogs, release notes, migration guides and
+ * dated docs record history and are never examined. When the same diff lines replace it by exactly one new name (or git
  * recorded a file rename) and the new one exists now, a virtual diff updates the doc's mentions.
  */
 import * as path from 'node:path';
 import type { RepositoryView } from '../../view/repository-view';
-import type { CommitRef } from '../../view/git-history';
 import { makeVirtualDiff } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { extractMentions, isDocFile, type Mention, type MentionKind } from './mentions';
-import { containsBounded, needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
+import { extractMentions, isDocFile, isHistoryDoc, type Mention, type MentionKind } from './mentions';
+import { needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /** Docs examined per cycle at most, those on the frontier first. */
 const MAX_DOCS = 500;
@@ -26,7 +26,7 @@ export const docsDriftDetector: Detector = {
   async detect({ view, frontier, signal }: DetectorContext): Promise<DetectorResult> {
     const docs = view
       .paths()
-      .filter((p) => isDocFile(p, view.file(p)?.language))
+      .filter((p) => isDocFile(p, view.file(p)?.language) && !isHistoryDoc(p))
       .sort((a, b) => frontier.priority(b) - frontier.priority(a) || (a < b ? -1 : 1))
       // Every doc may mention what a change removed, not only docs on the frontier; those come first.
       .slice(0, MAX_DOCS);
@@ -36,11 +36,14 @@ export const docsDriftDetector: Detector = {
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0')) continue;
-      const groups = groupMentions(extractMentions(doc, text));
-      mentions.set(doc, groups);
-      for (const g of groups) if (g.kind !== 'path') for (const form of needleForms(g.kind, g.value)) needles.add(form);
+      mentions.set(doc, groupMentions(extractMentions(doc, text)));
     }
     const repo = repoFacts(view, needles);
+    for (const [doc, groups] of mentions) {
+      const kept = ownDotted(groups, repo);
+      mentions.set(doc, kept);
+      for (const g of kept) if (g.kind !== 'path' && g.kind !== 'module_path') for (const form of needleForms(g.kind, g.value)) needles.add(form);
+    }
     const candidates: Candidate[] = [];
     const covered: string[] = [];
     for (const doc of docs) {
@@ -58,27 +61,40 @@ export const docsDriftDetector: Detector = {
 async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, groups: readonly MentionGroup[], signal: AbortSignal): Promise<Candidate[] | null> {
   const text = view.text(doc);
   if (text === undefined) return [];
-  const missing = groups.filter((g) => !repo.existsNow(g.kind, g.value));
-  if (missing.length === 0) return [];
-  const history = await view.git.history();
-  const docCommit = history.lastTouch(doc) ?? (history.complete ? null : await view.git.lastCommit(doc));
-  if (docCommit === null) return []; // never committed: no history to show what the doc was written against
-  // Cheap first: only mentions that something in the history could have removed are worth git calls.
-  const docAt = history.position(docCommit.sha);
-  const newer = (c: CommitRef | undefined): boolean => c !== undefined && (docAt < 0 || history.position(c.sha) < docAt);
-  const plausible = missing.filter((g) =>
-    g.kind === 'path' ? newer(history.lastTouch(g.value)) || (!history.complete && history.lastTouch(g.value) === undefined) : history.removing(needleOf(g.kind, g.value)).some(newer),
-  );
-  if (plausible.length === 0) return [];
-  const committed = await view.git.showAt(docCommit.sha, doc);
-  if (committed === undefined) return [];
   const out: Candidate[] = [];
+  for (const group of groups.filter((g) => g.kind === 'module_path')) {
+    if (signal.aborted) return null;
+    const removal = await repo.dottedRemoval(group, doc);
+    if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
+  }
+  const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
+  if (missing.length === 0) return out;
+  const history = await view.git.history();
+  // Cheap first: only mentions that something in the history could have removed are worth git calls.
+  const plausible = missing.filter((g) =>
+    g.kind === 'path' ? history.lastTouch(g.value) !== undefined || !history.complete : history.removing(needleOf(g.kind, g.value)).length > 0,
+  );
   for (const group of plausible) {
     if (signal.aborted) return null;
-    // A mention added after the last commit was written against today's code, not the removed name.
-    if (!containsBounded(committed, group.sites[0]?.raw ?? '', group.kind)) continue;
-    const removal = group.kind === 'path' ? await repo.pathRemoval(group.value, docCommit) : await repo.nameRemoval(group, docCommit);
-    if (removal !== undefined) out.push(...cards(view, doc, text, group, removal, docCommit));
+    const removal = group.kind === 'path' ? await repo.pathRemoval(group, doc) : await repo.nameRemoval(group, doc);
+    if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
+  }
+  return out;
+}
+
+/**
+ * A dotted span is read two ways at extraction (a Python path, and a key or a name); once the
+ * repository's packages are known, one reading stays: the Python path when its first word is one of
+ * them (its other reading's sites are dropped), else the other.
+ */
+function ownDotted(groups: readonly MentionGroup[], repo: RepoFacts): MentionGroup[] {
+  const own = groups.filter((g) => g.kind === 'module_path' && repo.isOwnDotted(g.value));
+  const covered = (site: Mention): boolean => own.some((g) => g.sites.some((s) => s.line === site.line && site.column >= s.column && site.column < s.column + s.raw.length));
+  const out: MentionGroup[] = [...own];
+  for (const g of groups) {
+    if (g.kind === 'module_path') continue;
+    const sites = own.length === 0 ? g.sites : g.sites.filter((s) => !covered(s));
+    if (sites.length > 0) out.push(sites.length === g.sites.length ? g : { ...g, sites });
   }
   return out;
 }
@@ -120,6 +136,7 @@ const KIND_LABEL: Record<MentionKind, string> = {
   flag: 'CLI flag',
   env: 'environment variable',
   config_key: 'config key',
+  module_path: 'Python path',
 };
 
 const RULE: Record<MentionKind, string> = {
@@ -128,16 +145,17 @@ const RULE: Record<MentionKind, string> = {
   flag: 'removed_flag',
   env: 'removed_env',
   config_key: 'removed_config_key',
+  module_path: 'removed_module_path',
 };
 
 /** The drift card, and the rename diff when there is a single replacement that exists now. */
-function cards(view: RepositoryView, doc: string, text: string, group: MentionGroup, removal: Removal, docCommit: CommitRef): Candidate[] {
+function cards(view: RepositoryView, doc: string, text: string, group: MentionGroup, removal: Removal): Candidate[] {
   const { kind, value } = group;
   const commitText = `${removal.commit.sha.slice(0, 7)} "${removal.commit.subject}"`;
   const lines = [...new Set(group.sites.map((s) => s.line))];
   const where = `${doc} line ${lines[0] ?? 1}`;
   const renamed = removal.renamedTo !== undefined ? renamedValue(kind, value, removal.renamedTo) : undefined;
-  const moved = kind === 'path' ? 'moved' : 'renamed';
+  const moved = kind === 'path' || kind === 'module_path' ? 'moved' : 'renamed';
   const change = renamed === undefined ? `removed \`${value}\`` : `${moved} \`${value}\` to \`${renamed}\``;
   const docHash = view.file(doc)?.sha256;
   const evidence: EvidenceRef[] = lines.slice(0, MAX_SITES_CITED).map((line) => ({
@@ -156,12 +174,12 @@ function cards(view: RepositoryView, doc: string, text: string, group: MentionGr
     commit: removal.commit.sha,
     note: change,
   });
-  const whyNow = `Commit ${commitText} ${change} after ${doc} was last edited (${docCommit.sha.slice(0, 7)}).`;
+  const whyNow = `Commit ${commitText} ${change}; ${doc} named it then and still does.`;
   const body = (what: string, action: string): string =>
     [
       `**What:** ${what}`,
       '',
-      `**Why:** commit ${commitText} ${change} in \`${removal.file}\`, after ${doc} was last edited in ${docCommit.sha.slice(0, 7)}, when \`${removal.file}\` still had it.`,
+      `**Why:** commit ${commitText} ${change} in \`${removal.file}\`; ${doc} already named it then, and was not updated.`,
       '',
       '**Evidence:**',
       ...evidence.map((e) => `- \`${e.path}\`${e.lineStart !== undefined ? ` line ${e.lineStart}` : ''}${e.commit !== undefined ? ` (commit ${e.commit.slice(0, 7)})` : ''}: ${e.note}`),
@@ -170,10 +188,10 @@ function cards(view: RepositoryView, doc: string, text: string, group: MentionGr
     ].join('\n');
   const drift: Candidate = {
     kind: 'docs_drift',
-    detector: `docs_drift.${kind === 'path' && renamed !== undefined ? 'moved_path' : RULE[kind]}`,
+    detector: `docs_drift.${(kind === 'path' || kind === 'module_path') && renamed !== undefined ? `moved_${kind}` : RULE[kind]}`,
     claim: `${doc}|${kind}|${value}`,
     title: `${where} mentions \`${value}\`, ${renamed === undefined ? 'removed' : `${moved} to \`${renamed}\``} in ${commitText}`,
-    summary: `${where} mentions the ${KIND_LABEL[kind]} \`${value}\`, which no longer exists in the repository. Commit ${commitText} ${change} after the doc was last edited.`,
+    summary: `${where} mentions the ${KIND_LABEL[kind]} \`${value}\`, which no longer exists in the repository. Commit ${commitText} ${change}; the doc named it then and was not updated.`,
     whyNow,
     body: body(
       `${where} mentions the ${KIND_LABEL[kind]} \`${value}\`; nothing in the indexed code has it now.`,
@@ -194,7 +212,7 @@ function cards(view: RepositoryView, doc: string, text: string, group: MentionGr
     detector: 'docs_drift.rename_diff',
     claim: `${doc}|rename|${value}`,
     title: `Update ${doc}: \`${value}\` → \`${renamed}\` (${moved} in ${commitText})`,
-    summary: `A patch replacing \`${value}\` with \`${renamed}\` where ${doc} mentions it (line ${lines.join(', ')}). Commit ${commitText} ${change} after the doc was last edited.`,
+    summary: `A patch replacing \`${value}\` with \`${renamed}\` where ${doc} mentions it (line ${lines.join(', ')}). Commit ${commitText} ${change}; the doc named it then and was not updated.`,
     whyNow,
     body: body(
       `a patch to ${doc} that replaces \`${value}\` with \`${renamed}\` at its mentions (line ${lines.join(', ')}) and nowhere else; \`${renamed}\` exists now, \`${value}\` does not.`,

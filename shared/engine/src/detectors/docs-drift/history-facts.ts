@@ -7,6 +7,7 @@ import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
+import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 
 /** Newest removing commits looked at per mention. */
 const PICKAXE_LIMIT = 10;
@@ -33,8 +34,17 @@ export interface Removal {
 /** What the code of the repository holds now, and what git says happened to a mention; cached per cycle. */
 export interface RepoFacts {
   existsNow(kind: MentionKind, value: string): boolean;
-  nameRemoval(group: MentionGroup, docCommit: CommitRef): Promise<Removal | undefined>;
-  pathRemoval(value: string, docCommit: CommitRef): Promise<Removal | undefined>;
+  /** The commit that took the name out of the code while `doc` named it (and still does), if any. */
+  nameRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
+  /** The commit that deleted or moved the file while `doc` linked it, if any. */
+  pathRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
+  /** Whether a dotted mention starts with one of this repository's Python packages. */
+  isOwnDotted(value: string): boolean;
+  /**
+   * For a dotted Python path that no longer resolves: the commit that deleted or moved its module,
+   * or took the name out of the module, while `doc` named it.
+   */
+  dottedRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
 }
 
 export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): RepoFacts {
@@ -64,8 +74,16 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): R
     return hit;
   };
   const commitDiff = (sha: string): Promise<FileDiff[]> => view.git.commitDiff(sha);
+  /** Whether `doc`, as committed in `sha`, names the group as it does now (any of its sites). */
+  const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
+    const then = await view.git.showAt(sha, doc);
+    return then !== undefined && group.sites.some((site) => containsBounded(then, site.raw, group.kind));
+  };
+  let modules: PythonModules | undefined;
+  const python = (): PythonModules => (modules ??= pythonModules(view.paths()));
   const existsNow = (kind: MentionKind, value: string): boolean => {
     if (kind === 'path') return view.file(value) !== undefined;
+    if (kind === 'module_path') return (resolveDotted(view, python(), value, () => false)?.state ?? 'exists') === 'exists';
     if (kind === 'identifier' && view.definers(value).some((p) => !isDocFile(p))) return true;
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
@@ -76,42 +94,80 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): R
 
   return {
     existsNow,
-    async nameRemoval(group, docCommit) {
+    async nameRemoval(group, doc) {
       const needle = needleOf(group.kind, group.value);
       if (needle.length < 3) return undefined;
-      // Commits after the doc's last edit whose removed lines hold the word (git's pickaxe, read once per cycle).
+      // Commits whose removed lines hold the word (git's pickaxe, read once per cycle), newest first.
       const history = await view.git.history();
-      const docAt = history.position(docCommit.sha);
-      const after = history.removing(needle).filter((c) => docAt < 0 || history.position(c.sha) < docAt);
-      for (const commit of after.slice(0, PICKAXE_LIMIT)) {
+      for (const commit of history.removing(needle).slice(0, PICKAXE_LIMIT)) {
         const files = (await commitDiff(commit.sha)).filter((f) => !isDocFile(f.oldPath ?? f.path) && !isDocFile(f.path));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
-        const before = first.oldPath ?? first.path;
-        // It must have been in that file when the doc was last edited, or the doc never described it.
-        const then = await view.git.showAt(docCommit.sha, before);
-        if (then === undefined || !containsBounded(then, needle, group.kind)) return undefined;
+        // The doc must have named it right after the code stopped having it: a mention written later
+        // was written against code without it (another project's name, a plan), not left behind.
+        if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
         const replacement = singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
-        return withCurrent(view, { commit: redacted(view, commit), file: before, ...(renamedTo !== undefined ? { renamedTo } : {}) }, first);
+        return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}) }, first);
       }
       return undefined;
     },
-    async pathRemoval(value, docCommit) {
+    async pathRemoval(group, doc) {
+      const value = group.value;
       if (!view.policy.inScope(value)) return undefined; // out of scope: never flagged
       const history = await view.git.history();
       const commit = history.lastTouch(value) ?? (await view.git.lastCommit(value));
-      if (commit === null || commit.sha === docCommit.sha) return undefined;
-      const [at, docAt] = [history.position(commit.sha), history.position(docCommit.sha)];
-      const newer = at >= 0 && docAt >= 0 ? at < docAt : await view.git.isAncestor(docCommit.sha, commit.sha);
-      if (!newer) return undefined;
+      if (commit === null) return undefined;
       const change = (await commitDiff(commit.sha)).find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
-      if (change === undefined || (await view.git.showAt(docCommit.sha, value)) === undefined) return undefined;
+      if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
       const moved = change.status === 'renamed' && view.file(change.path) !== undefined ? change.path : undefined;
       return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}) }, change);
     },
+    isOwnDotted: (value) => python().top.has(value.split('.')[0] ?? ''),
+    async dottedRemoval(group, doc) {
+      const history = await view.git.history();
+      const found = resolveDotted(view, python(), group.value, (file) => history.lastTouch(file) !== undefined);
+      if (found === undefined || found.state === 'exists') return undefined;
+      const resolves = (dotted: string): boolean => resolveDotted(view, python(), dotted, () => false)?.state === 'exists';
+      if (found.state === 'missing_module') {
+        for (const file of found.paths) {
+          const commit = history.lastTouch(file);
+          if (commit === undefined) continue;
+          const change = (await commitDiff(commit.sha)).find((f) => f.oldPath === file || (f.path === file && f.status === 'deleted'));
+          if (change === undefined) continue;
+          if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
+          // A moved module keeps its names: the new dotted path is certain when it resolves now.
+          const movedTo = change.status === 'renamed' ? python().nameOf(change.path) : undefined;
+          const renamed = movedTo !== undefined ? `${movedTo}${group.value.slice(found.module.length)}` : undefined;
+          const renamedTo = renamed !== undefined && resolves(renamed) ? renamed : undefined;
+          return withCurrent(view, { commit: redacted(view, commit), file, ...(renamedTo !== undefined ? { renamedTo } : {}) }, change);
+        }
+        return undefined;
+      }
+      const { attribute, module, file } = found;
+      const rest = group.value.slice(module.length + 1 + attribute.length);
+      for (const commit of history.removing(attribute).slice(0, PICKAXE_LIMIT)) {
+        const files = await commitDiff(commit.sha);
+        const here = files.find((f) => f.path === file || f.oldPath === file);
+        if (here === undefined || netRemovals([here], attribute, 'identifier').length === 0) continue;
+        if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
+        // Renamed in the module, or moved to exactly one other module in the same commit.
+        const sameFile = singleReplacement([here], attribute, 'identifier');
+        const definedIn = files.filter((f) => f !== here && f.path.endsWith('.py') && f.hunks.some((h) => h.lines.some((l) => definitionLine(attribute).test(l))));
+        const movedTo = definedIn.length === 1 && definedIn[0] !== undefined ? python().nameOf(definedIn[0].path) : undefined;
+        const renamed = sameFile !== undefined ? `${module}.${sameFile}${rest}` : movedTo !== undefined ? `${movedTo}.${attribute}${rest}` : undefined;
+        const renamedTo = renamed !== undefined && resolves(renamed) ? renamed : undefined;
+        return withCurrent(view, { commit: redacted(view, commit), file, ...(renamedTo !== undefined ? { renamedTo } : {}) }, here);
+      }
+      return undefined;
+    },
   };
+}
+
+/** An added line that defines `name` in Python (`def name`, `class name`, `name = …`). */
+function definitionLine(name: string): RegExp {
+  return new RegExp(`^\\+\\s*(?:(?:async\\s+)?def|class)\\s+${name}\\b|^\\+${name}\\s*[:=]`);
 }
 
 export function withCurrent(view: RepositoryView, removal: Removal, change: FileDiff): Removal {
@@ -126,6 +182,7 @@ export function needleForms(kind: MentionKind, value: string): string[] {
 
 /** The string git's pickaxe and the code's vocabulary are searched for. */
 export function needleOf(kind: MentionKind, value: string): string {
+  if (kind === 'module_path') return value.slice(value.lastIndexOf('.') + 1);
   if (kind === 'flag') return value.replace(/^--/, '');
   if (kind === 'config_key') return value.slice(value.lastIndexOf('.') + 1);
   return value;
@@ -216,6 +273,7 @@ export function swappedWord(a: string, b: string, chars: string): { old: string;
 export function renamedValue(kind: MentionKind, value: string, replacement: string): string {
   if (kind === 'flag') return `--${replacement}`;
   if (kind === 'config_key') return `${value.slice(0, value.lastIndexOf('.') + 1)}${replacement}`;
+  if (kind === 'module_path') return replacement; // the whole new dotted path
   return replacement;
 }
 

@@ -8,7 +8,8 @@
 import * as path from 'node:path';
 import { detectLanguage, type Language } from '@sous/retrieval';
 
-export type MentionKind = 'identifier' | 'path' | 'flag' | 'env' | 'config_key';
+/** `module_path`: a dotted Python path (`pkg.mod.func`); kept only when `pkg` is a package of this repository. */
+export type MentionKind = 'identifier' | 'path' | 'flag' | 'env' | 'config_key' | 'module_path';
 
 /** One place a doc mentions something. */
 export interface Mention {
@@ -33,6 +34,23 @@ const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown',
 /** Whether a file is prose documentation (markdown, reStructuredText, plain text). */
 export function isDocFile(filePath: string, language?: Language): boolean {
   return language === 'markdown' || DOC_EXTENSIONS.has(path.posix.extname(filePath).toLowerCase());
+}
+
+/**
+ * Docs that record history rather than describe the code: changelogs, release notes, news, migration
+ * and upgrade guides, and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`,
+ * `v1.2.md`). They are meant to name old code, so they are never drift.
+ */
+const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors)(?:[-_.]|$)/i;
+const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
+const VERSIONED = /(?:^|[-_ .v])v?\d+[._]\d+(?:[._]\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\d*)?\.(?:md|mdx|markdown|rst|txt)$/i;
+
+/** Whether a doc records history (see HISTORY_SEGMENT): never checked for drift. */
+export function isHistoryDoc(filePath: string): boolean {
+  const segments = filePath.split('/');
+  const base = segments[segments.length - 1] ?? '';
+  if (segments.some((s) => HISTORY_SEGMENT.test(s))) return true;
+  return DATED.test(base) || VERSIONED.test(base);
 }
 
 /** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
@@ -68,6 +86,8 @@ const ENV_SPAN = /^(\$\{?)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\}?(?:=\S*)?$/;
 const CONFIG_KEY = /^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/;
 const CODE_NAME = /^(new\s+)?((?:[A-Za-z_$][\w$]*(?:\.|::|#|->))*)([A-Za-z_$][\w$]*)(\([^]*\))?;?$/;
 const ALL_CAPS = /^[A-Z][A-Z0-9_]*$/;
+/** `pkg.mod.func` or `pkg.mod.func()`: a dotted path of identifiers. */
+const DOTTED = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?$/;
 
 /**
  * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags and
@@ -123,13 +143,22 @@ interface SpanMention {
 
 /** What one code span names, if its whole content has the shape of a path, variable, key or name. */
 function classifySpan(docPath: string, content: string): SpanMention[] {
-  const t = content.trim();
-  const lead = content.indexOf(t);
+  // reStructuredText roles write `~pkg.mod.Class` (show the last part) and `!name` (no link).
+  const trimmed = content.trim();
+  const t = trimmed.replace(/^[~!]/, '');
+  const lead = content.indexOf(trimmed) + (trimmed.length - t.length);
   if (t === '' || t.length > MAX_SPAN_CHARS || t.includes('://')) return [];
   if (PATH_SHAPE.test(t)) {
     const value = t.startsWith('./') || t.startsWith('../') ? resolveLink(docPath, t) : normalize(t.replace(/^\/+/, ''));
     return value === null ? [] : [{ kind: 'path', value, raw: t, offset: lead }];
   }
+  const dotted = DOTTED.exec(t);
+  const module: SpanMention[] = dotted ? [{ kind: 'module_path', value: dotted[1] ?? '', raw: dotted[1] ?? '', offset: lead }] : [];
+  return [...module, ...classifyWord(t, lead)];
+}
+
+/** One span read as a variable, key or name (the dotted reading, if any, is added by the caller). */
+function classifyWord(t: string, lead: number): SpanMention[] {
   const env = ENV_SPAN.exec(t);
   if (env && (env[1] !== undefined || (env[2] ?? '').includes('_'))) {
     const name = env[2] ?? '';

@@ -6,7 +6,8 @@
  */
 import type { RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
-import { addedLines, capitalised, commitOf, currentLine, describeSource, evidenceMarkdown, joinWords, type ChangeSet } from './changes';
+import { isDocFile } from '../docs-drift/mentions';
+import { addedLines, capitalised, commitOf, currentLine, describeSource, evidenceMarkdown, isTestPath, joinWords, type ChangeSet } from './changes';
 
 const REDACTED = '[redacted]';
 const STRENGTH = 0.9;
@@ -41,8 +42,11 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
     for (const diff of change.files) {
       if (signal.aborted) return [];
       if (diff.status === 'deleted') continue;
+      // Docs and tests show credentials as examples (`password: "hunter2hunter2"`): only a known key
+      // shape or a redacted real key counts there, never a credential-named assignment.
+      const examples = isDocFile(diff.path, view.file(diff.path)?.language) || isTestPath(diff.path);
       for (const added of addedLines(diff)) {
-        const found = classify(added.text, () => {
+        const found = classify(added.text, examples, () => {
           const known = redactedFile.get(diff.path);
           if (known !== undefined) return known;
           const was = wasRedacted(view, diff.path);
@@ -83,13 +87,16 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
  * `redacted()` says whether the file's text was redacted at all: a literal "[redacted]" in code
  * that was never redacted (a redaction helper, a log mask) is no secret.
  */
-function classify(text: string, redacted: () => boolean): { kind: string; identifier: string | undefined } | undefined {
+function classify(text: string, examples: boolean, redacted: () => boolean): { kind: string; identifier: string | undefined } | undefined {
   const marker = text.indexOf(REDACTED);
   if (marker >= 0 && redacted()) return { kind: 'key matching privacy.redact_patterns', identifier: identifierBefore(text, marker) };
   for (const shape of SHAPES) {
     const m = shape.regex.exec(text);
+    // AWS's documented sample key (AKIAIOSFODNN7EXAMPLE) and its kin appear in docs and tests.
+    if (m !== null && /EXAMPLE/i.test(m[0])) continue;
     if (m !== null) return { kind: shape.kind, identifier: identifierBefore(text, m.index) };
   }
+  if (examples) return undefined;
   const m = ASSIGNMENT.exec(text);
   const value = m?.[3];
   if (m !== null && value !== undefined && !NOT_A_VALUE.some((r) => r.test(value))) {
