@@ -65,6 +65,14 @@ const CONFIG_V1 = 'export function parseConfig(text: string): string {\n  return
 const INDEX_V1 = "import { parseConfig } from './config';\n\nexport const run = (): string => parseConfig(' x ');\n";
 
 describe('extractMentions', () => {
+  it('skips sections that record history, in markdown and reStructuredText (where ~~~~ underlines a title)', () => {
+    const md = ['# Tool', 'Use `fooBar()`.', '## Breaking changes', '- `oldName` is now `newName`', '### Details', '`deepOld()` too', '## Usage', 'Call `useThis()`.'].join('\n');
+    expect(extractMentions('README.md', md).map((m) => m.value)).toEqual(['fooBar', 'useThis']);
+    // Levels in order of first use: `=` 1, `~` 2, `-` 3 (a subsection of the history section).
+    const rst = ['Tool', '====', 'Use `fooBar()`.', '', 'Migrating from 1.x', '~~~~~~~~~~~~~~~~~~', '`gone_func` was replaced', '', 'Details', '-------', '`old_detail`', '', 'Usage', '~~~~~', '`still_here`'].join('\n');
+    expect(extractMentions('docs/index.rst', rst).map((m) => m.value)).toEqual(['fooBar', 'still_here']);
+  });
+
   it('finds names, paths, flags, variables and keys, and leaves prose alone', () => {
     const doc = [
       'Call `Store.open()` then `parseConfig` to `install` the `cache`.', // 1

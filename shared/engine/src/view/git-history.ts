@@ -6,7 +6,7 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import { runGit, tryGit, type ScopePolicy } from '@sous/retrieval';
 import { redactText } from '@sous/protocol';
-import { buildHistoryIndex, type HistoryIndex } from './history-index';
+import { buildHistoryIndex, buildRemovalIndex, type HistoryIndex, type RemovalIndex } from './history-index';
 import { LOG_FORMAT, parseLog } from './git-log';
 
 /** One hunk of a file diff; `lines` keep their ` `, `+`, `-` prefixes. */
@@ -53,6 +53,8 @@ export const REVIEWABLE_FILES = 100;
 export interface GitHistory {
   /** Changes of the working tree and index against HEAD (untracked in-scope files count as added). */
   uncommitted(): Promise<FileDiff[]>;
+  /** Which of the newest REMOVAL_WINDOW commits removed each of `words` from in-scope files. */
+  removals(words: readonly string[]): Promise<RemovalIndex>;
   /** The newest `n` commits reachable from HEAD (merges skipped), newest first. */
   recentCommits(n: number): Promise<CommitDiff[]>;
   /** The newest commit that touched `path`, or null (never committed, no commits). */
@@ -144,8 +146,13 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
     },
 
     async history() {
-      if (!(await hasHead())) return { commits: [], complete: true, position: () => -1, lastTouch: () => undefined, touches: () => [], removing: () => [] };
+      if (!(await hasHead())) return { commits: [], complete: true, position: () => -1, lastTouch: () => undefined, touches: () => [] };
       return buildHistoryIndex(root, policy, (text) => redactText(text, policy.redactPatterns));
+    },
+
+    async removals(words) {
+      if (words.length === 0 || !(await hasHead())) return { removing: () => [] };
+      return buildRemovalIndex(root, policy, (text) => redactText(text, policy.redactPatterns), words);
     },
 
     async isAncestor(ancestor, descendant) {

@@ -1,11 +1,11 @@
 /**
- * The newest commits read once per cycle: which commit last touched each in-scope file, and which
- * words each commit removed from in-scope files. Detectors ask "what removed `parseConfig` after
- * this doc was written?" hundreds of times a cycle; one pass over the history answers all of them
+ * The newest commits read once per cycle: which commit last touched each in-scope file (names only).
+ * And, for docs drift, which commits removed some words from in-scope files: docs ask "what removed
+ * `parseConfig`?" for every name they lack; one `git log -G` per batch of words answers all of them
  * instead of one `git log -S` each. Only words are kept, never lines.
  */
 import type { ScopePolicy } from '@sous/retrieval';
-import { runGit } from '@sous/retrieval';
+import { runGit, tryGit } from '@sous/retrieval';
 import type { CommitRef } from './git-history';
 import { FIELD, LOG_FORMAT as FORMAT, RECORD, parseLog } from './git-log';
 
@@ -23,11 +23,8 @@ export interface HistoryIndex {
   lastTouch(path: string): CommitRef | undefined;
   /** Every commit in the window that changed `path`, newest first (churn). */
   touches(path: string): readonly CommitRef[];
-  /** Commits in the window whose removed lines (in-scope files) hold `word`, newest first. */
-  removing(word: string): readonly CommitRef[];
 }
 
-const PATHS_PER_CALL = 200;
 /** Words, whole when hyphenated (`dry-run`) and in parts. */
 const WORD = /[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
 
@@ -35,7 +32,6 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
   const commits: CommitRef[] = [];
   const position = new Map<string, number>();
   const touched = new Map<string, CommitRef[]>();
-  const removalPaths = new Set<string>();
   // Names and statuses only: no file content is read for this pass.
   const names = await runGit(root, ['log', `-n${window}`, '--no-merges', `--format=${FORMAT}`, '--name-status', '-z', '--no-renames']);
   for (const { ref: raw, files: fields } of parseLog(names)) {
@@ -43,32 +39,11 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
     position.set(ref.sha, commits.length);
     commits.push(ref);
     for (let i = 0; i + 1 < fields.length; i += 2) {
-      const status = fields[i] as string;
       const path = fields[i + 1] as string;
       if (!policy.inScope(path)) continue;
       const list = touched.get(path);
       if (list === undefined) touched.set(path, [ref]);
       else if (list[list.length - 1] !== ref) list.push(ref);
-      if (status === 'M' || status === 'D') removalPaths.add(path);
-    }
-  }
-
-  const removedBy = new Map<string, Set<number>>();
-  const paths = [...removalPaths];
-  for (let i = 0; i < paths.length; i += PATHS_PER_CALL) {
-    const chunk = paths.slice(i, i + PATHS_PER_CALL).map((p) => `:(literal)${p}`);
-    const log = await runGit(root, ['log', `-n${window}`, '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', '--', ...chunk]);
-    let current = -1;
-    for (const line of log.split('\n')) {
-      if (line.startsWith(RECORD)) {
-        current = position.get(line.slice(1).split(FIELD)[0] ?? '') ?? -1;
-        continue;
-      }
-      if (current < 0 || !line.startsWith('-') || line.startsWith('---')) continue;
-      for (const word of line.slice(1).match(WORD) ?? []) {
-        add(removedBy, word, current);
-        if (word.includes('-')) for (const part of word.split('-')) add(removedBy, part, current);
-      }
     }
   }
 
@@ -78,15 +53,63 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
     position: (sha) => position.get(sha) ?? -1,
     lastTouch: (path) => touched.get(path)?.[0],
     touches: (path) => touched.get(path) ?? [],
-    removing: (word) =>
-      [...(removedBy.get(word) ?? [])]
-        .sort((a, b) => a - b)
-        .map((i) => commits[i] as CommitRef),
   };
 }
 
-function add(map: Map<string, Set<number>>, word: string, commit: number): void {
-  let set = map.get(word);
-  if (set === undefined) map.set(word, (set = new Set()));
-  set.add(commit);
+/** Commits searched for removed words: deeper than the window, since docs go stale for years. */
+export const REMOVAL_WINDOW = 3000;
+const WORDS_PER_CALL = 200;
+
+/** Which commits removed some words from in-scope files, newest first. */
+export interface RemovalIndex {
+  removing(word: string): readonly CommitRef[];
+}
+
+/**
+ * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`.
+ * git's `-G` picks the commits whose diff touches a line matching any word, so git reads the history
+ * once per batch of words and only those commits' patches reach us; only the words are kept.
+ */
+export async function buildRemovalIndex(root: string, policy: ScopePolicy, redact: (text: string) => string, words: readonly string[], window = REMOVAL_WINDOW): Promise<RemovalIndex> {
+  const wanted = new Set(words.filter((w) => w !== ''));
+  const found = new Map<string, CommitRef[]>();
+  const list = [...wanted];
+  for (let i = 0; i < list.length; i += WORDS_PER_CALL) {
+    const pattern = list
+      .slice(i, i + WORDS_PER_CALL)
+      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('|');
+    // A partial clone lacks some blobs and git stops at the first: those words go without history
+    // (no card) rather than failing the detector for every doc.
+    const log = await tryGit(root, ['log', `-n${window}`, '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', '-G', pattern]);
+    if (log === null) continue;
+    let ref: CommitRef | undefined;
+    let inScope = false;
+    for (const line of log.split('\n')) {
+      if (line.startsWith(RECORD)) {
+        const [sha = '', ct = '0', subject = ''] = line.slice(1).split(FIELD);
+        ref = { sha, time: Number(ct) * 1000, subject: redact(subject) };
+        continue;
+      }
+      if (line.startsWith('diff --git ')) {
+        inScope = false;
+        continue;
+      }
+      if (line.startsWith('--- ')) {
+        inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6));
+        continue;
+      }
+      if (ref === undefined || !inScope || !line.startsWith('-')) continue;
+      for (const word of line.slice(1).match(WORD) ?? []) {
+        const parts = word.includes('-') ? [word, ...word.split('-')] : [word];
+        for (const part of parts) {
+          if (!wanted.has(part)) continue;
+          const commits = found.get(part);
+          if (commits === undefined) found.set(part, [ref]);
+          else if (commits[commits.length - 1] !== ref) commits.push(ref);
+        }
+      }
+    }
+  }
+  return { removing: (word) => found.get(word) ?? [] };
 }

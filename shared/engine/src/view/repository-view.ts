@@ -94,6 +94,7 @@ function memoized(git: GitHistory): GitHistory {
     lastCommit: (path) => once(`last:${path}`, () => git.lastCommit(path)),
     commitDiff: (sha) => once(`commit:${sha}`, () => git.commitDiff(sha)),
     history: () => once('history', () => git.history()),
+    removals: (words) => once(`removals:${[...words].sort().join('\0')}`, () => git.removals(words)),
   };
 }
 

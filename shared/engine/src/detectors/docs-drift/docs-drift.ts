@@ -33,17 +33,34 @@ export const docsDriftDetector: Detector = {
     // The mentions first: the code is then scanned once for just those words, not kept whole in memory.
     const mentions = new Map<string, MentionGroup[]>();
     const needles = new Set<string>();
+    const flagNeedles = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0')) continue;
       mentions.set(doc, groupMentions(extractMentions(doc, text)));
     }
-    const repo = repoFacts(view, needles);
+    const repo = repoFacts(view, needles, flagNeedles);
     for (const [doc, groups] of mentions) {
       const kept = ownDotted(groups, repo);
       mentions.set(doc, kept);
-      for (const g of kept) if (g.kind !== 'path' && g.kind !== 'module_path') for (const form of needleForms(g.kind, g.value)) needles.add(form);
+      for (const g of kept) {
+        if (g.kind === 'path' || g.kind === 'module_path') continue;
+        for (const form of needleForms(g.kind, g.value)) needles.add(form);
+        if (g.kind === 'flag') flagNeedles.add(needleOf(g.kind, g.value));
+      }
     }
+    // What the code lacks now is known from the index; then one read of the history for just those words.
+    const words = new Set<string>();
+    for (const groups of mentions.values()) {
+      for (const g of groups) {
+        if (signal.aborted) break;
+        if (g.kind === 'module_path') {
+          const word = await repo.dottedWord(g.value);
+          if (word !== undefined) words.add(word);
+        } else if (g.kind !== 'path' && !repo.existsNow(g.kind, g.value)) words.add(needleOf(g.kind, g.value));
+      }
+    }
+    await repo.prepare([...words].filter((w) => w.length >= 3));
     const candidates: Candidate[] = [];
     const covered: string[] = [];
     for (const doc of docs) {
@@ -64,7 +81,7 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   const out: Candidate[] = [];
   for (const group of groups.filter((g) => g.kind === 'module_path')) {
     if (signal.aborted) return null;
-    const removal = await repo.dottedRemoval(group, doc);
+    const removal = await orNone(repo.dottedRemoval(group, doc));
     if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
   }
   const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
@@ -72,11 +89,11 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   const history = await view.git.history();
   // Cheap first: only mentions that something in the history could have removed are worth git calls.
   const plausible = missing.filter((g) =>
-    g.kind === 'path' ? history.lastTouch(g.value) !== undefined || !history.complete : history.removing(needleOf(g.kind, g.value)).length > 0,
+    g.kind === 'path' ? history.lastTouch(g.value) !== undefined || !history.complete : repo.removing(needleOf(g.kind, g.value)).length > 0,
   );
   for (const group of plausible) {
     if (signal.aborted) return null;
-    const removal = group.kind === 'path' ? await repo.pathRemoval(group, doc) : await repo.nameRemoval(group, doc);
+    const removal = await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc));
     if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
   }
   return out;
@@ -97,6 +114,18 @@ function ownDotted(groups: readonly MentionGroup[], repo: RepoFacts): MentionGro
     if (sites.length > 0) out.push(sites.length === g.sites.length ? g : { ...g, sites });
   }
   return out;
+}
+
+/**
+ * One mention's history read failed (a partial clone lacks the blob git needed): that mention gets no
+ * card, the other mentions and docs are still examined.
+ */
+async function orNone(found: Promise<Removal | undefined>): Promise<Removal | undefined> {
+  try {
+    return await found;
+  } catch {
+    return undefined;
+  }
 }
 
 function groupMentions(mentions: readonly Mention[]): MentionGroup[] {

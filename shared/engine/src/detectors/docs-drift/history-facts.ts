@@ -6,6 +6,7 @@
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
+import type { RemovalIndex } from '../../view/history-index';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 
@@ -34,6 +35,12 @@ export interface Removal {
 /** What the code of the repository holds now, and what git says happened to a mention; cached per cycle. */
 export interface RepoFacts {
   existsNow(kind: MentionKind, value: string): boolean;
+  /** The word a dotted Python path lost (its missing attribute), when it names one; undefined otherwise. */
+  dottedWord(value: string): Promise<string | undefined>;
+  /** Reads, once, which commits removed these words from the code (the missing mentions' words). */
+  prepare(words: readonly string[]): Promise<void>;
+  /** Commits that removed `word` from in-scope files, newest first (after `prepare`). */
+  removing(word: string): readonly CommitRef[];
   /** The commit that took the name out of the code while `doc` named it (and still does), if any. */
   nameRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
   /** The commit that deleted or moved the file while `doc` linked it, if any. */
@@ -47,7 +54,20 @@ export interface RepoFacts {
   dottedRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
 }
 
-export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): RepoFacts {
+export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set()): RepoFacts {
+  let removals: RemovalIndex = { removing: () => [] };
+  let flags: Set<string> | undefined;
+  /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
+  const flagWords = (): Set<string> => {
+    if (flags !== undefined) return flags;
+    flags = new Set();
+    if (flagNeedles.size === 0) return flags;
+    for (const p of view.paths()) {
+      if (isDocFile(p, view.file(p)?.language)) continue;
+      for (const m of (view.text(p) ?? '').matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) flags.add(m[1] ?? '');
+    }
+    return flags;
+  };
   let words: Set<string> | undefined;
   /** Which of the docs' words some indexed non-doc file holds (hyphenated words whole and in parts). */
   const codeWords = (): Set<string> => {
@@ -84,6 +104,17 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): R
   const existsNow = (kind: MentionKind, value: string): boolean => {
     if (kind === 'path') return view.file(value) !== undefined;
     if (kind === 'module_path') return (resolveDotted(view, python(), value, () => false)?.state ?? 'exists') === 'exists';
+    if (kind === 'flag') {
+      // A flag's word alone (`input`, `workers`) is in every program: only a flag-shaped use counts,
+      // or, for a hyphenated flag, its camelCase / snake_case option name.
+      const needle = needleOf(kind, value);
+      // A replacement is not among the docs' flags: look for it on its own (rare, so not kept).
+      const flagged = flagNeedles.has(needle) ? flagWords().has(needle) : view.paths().some((p) => !isDocFile(p, view.file(p)?.language) && flagUseRegExp(needle).test(view.text(p) ?? ''));
+      if (flagged) return true;
+      if (!needle.includes('-')) return false;
+      const w = codeWords();
+      return needleForms(kind, value).slice(1).some((form) => w.has(form));
+    }
     if (kind === 'identifier' && view.definers(value).some((p) => !isDocFile(p))) return true;
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
@@ -94,12 +125,20 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): R
 
   return {
     existsNow,
+    async dottedWord(value) {
+      const history = await view.git.history();
+      const found = resolveDotted(view, python(), value, (file) => history.lastTouch(file) !== undefined);
+      return found?.state === 'missing_attribute' ? found.attribute : undefined;
+    },
+    async prepare(words) {
+      removals = await view.git.removals(words);
+    },
+    removing: (word) => removals.removing(word),
     async nameRemoval(group, doc) {
       const needle = needleOf(group.kind, group.value);
       if (needle.length < 3) return undefined;
-      // Commits whose removed lines hold the word (git's pickaxe, read once per cycle), newest first.
-      const history = await view.git.history();
-      for (const commit of history.removing(needle).slice(0, PICKAXE_LIMIT)) {
+      // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
+      for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
         const files = (await commitDiff(commit.sha)).filter((f) => !isDocFile(f.oldPath ?? f.path) && !isDocFile(f.path));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
@@ -147,7 +186,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>): R
       }
       const { attribute, module, file } = found;
       const rest = group.value.slice(module.length + 1 + attribute.length);
-      for (const commit of history.removing(attribute).slice(0, PICKAXE_LIMIT)) {
+      for (const commit of removals.removing(attribute).slice(0, PICKAXE_LIMIT)) {
         const files = await commitDiff(commit.sha);
         const here = files.find((f) => f.path === file || f.oldPath === file);
         if (here === undefined || netRemovals([here], attribute, 'identifier').length === 0) continue;
@@ -206,13 +245,19 @@ export function boundedRegExp(needle: string, kind: MentionKind, flags = ''): Re
   return new RegExp(`${before}${escaped}(?![${c}])`, flags);
 }
 
+/** A flag-shaped use of `name` in code: `--name`, or the name quoted (`"name"`, `'name'`). */
+export function flagUseRegExp(name: string): RegExp {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:--|["'\`])${escaped}(?![\\w$-])`, 'g');
+}
+
 export function containsBounded(text: string, needle: string, kind: MentionKind): boolean {
   return needle !== '' && boundedRegExp(needle, kind === 'path' ? 'flag' : kind).test(text);
 }
 
 /** Files whose `-` lines drop more occurrences of `needle` than their `+` lines add, most first. */
 export function netRemovals(files: readonly FileDiff[], needle: string, kind: MentionKind): FileDiff[] {
-  const re = boundedRegExp(needle, kind, 'g');
+  const re = kind === 'flag' ? flagUseRegExp(needle) : boundedRegExp(needle, kind, 'g');
   const count = (f: FileDiff, sign: string): number =>
     f.hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith(sign)).reduce((k, l) => k + (l.slice(1).match(re)?.length ?? 0), 0), 0);
   const net = files.map((f) => ({ f, removed: count(f, '-') }));

@@ -41,7 +41,9 @@ export function isDocFile(filePath: string, language?: Language): boolean {
  * and upgrade guides, and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`,
  * `v1.2.md`). They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars))(?:[-_.]|$)/i;
+/** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
+const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|history|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
 const VERSIONED = /(?:^|[-_ .v])v?\d+[._]\d+(?:[._]\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\d*)?\.(?:md|mdx|markdown|rst|txt)$/i;
 
@@ -78,7 +80,8 @@ const CODE_SPAN = /(`+)([^`]+?)\1(?!`)/g;
 const INLINE_LINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
 const REFERENCE_LINK = /^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/;
 const RST_LINK = /`[^`<]*<([^>`]+)>`__?/g;
-const FLAG = /(?<![\w!-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
+// Kebab-case and camelCase (`--dry-run`, `--maxThreads`): CLIs written in JS often take the latter.
+const FLAG = /(?<![\w!-])--([a-z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*)(?![\w-])/g;
 const DOLLAR_ENV = /\$\{?([A-Z][A-Z0-9_]*[A-Z0-9])\}?/g;
 const ASSIGNED_ENV = /(?<![\w$.])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=/g;
 const PATH_SHAPE = /^(?:\.{1,2}\/|\/)?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}$/;
@@ -89,9 +92,14 @@ const ALL_CAPS = /^[A-Z][A-Z0-9_]*$/;
 /** `pkg.mod.func` or `pkg.mod.func()`: a dotted path of identifiers. */
 const DOTTED = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?$/;
 
+const ATX_HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
+
 /**
  * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags and
- * environment variables count (every word of an example would otherwise be a "name").
+ * environment variables count (every word of an example would otherwise be a "name"). A section
+ * whose heading says it is history ("Breaking changes", "Changelog", "Migrating from 1.x") is
+ * skipped to the next heading of its level or above: it names old code on purpose.
  */
 export function extractMentions(docPath: string, text: string): Mention[] {
   const out: Mention[] = [];
@@ -103,15 +111,28 @@ export function extractMentions(docPath: string, text: string): Mention[] {
     out.push({ kind, value, raw, line, column });
   };
   let fence: string | null = null;
-  text.split('\n').forEach((rawLine, index) => {
-    const line = rawLine.replace(/\r$/, '');
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  // reStructuredText: underline levels in order of first use; markdown's setext: `=` is 1, `-` is 2.
+  const rst = docPath.toLowerCase().endsWith('.rst');
+  const underlineLevels: string[] = rst ? [] : ['=', '-'];
+  let historyLevel: number | null = null; // inside a history section of this level
+  lines.forEach((line, index) => {
     const n = index + 1;
-    const marker = FENCE.exec(line)?.[1];
+    // reStructuredText has no fences, and `~~~~` there underlines a title.
+    const marker = rst ? undefined : FENCE.exec(line)?.[1];
     if (marker !== undefined) {
       if (fence === null) fence = marker;
       else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
       return;
     }
+    if (fence === null) {
+      const heading = headingAt(lines, index, underlineLevels);
+      if (heading !== undefined) {
+        if (historyLevel !== null && heading.level <= historyLevel) historyLevel = null;
+        if (historyLevel === null && HISTORY_HEADING.test(heading.title)) historyLevel = heading.level;
+      }
+      if (historyLevel !== null) return;
+    } else if (historyLevel !== null) return;
     if (fence === null) {
       for (const m of line.matchAll(CODE_SPAN)) {
         const content = m[2] ?? '';
@@ -131,6 +152,18 @@ export function extractMentions(docPath: string, text: string): Mention[] {
     for (const m of line.matchAll(ASSIGNED_ENV)) add('env', m[1] ?? '', m[1] ?? '', n, m.index ?? 0);
   });
   return out;
+}
+
+/** The heading on line `index` (ATX `## Title`, or a title over an `====` underline) with its level. */
+function headingAt(lines: readonly string[], index: number, underlineLevels: string[]): { level: number; title: string } | undefined {
+  const line = lines[index] ?? '';
+  const atx = ATX_HEADING.exec(line);
+  if (atx) return { level: (atx[1] ?? '#').length, title: atx[2] ?? '' };
+  const under = UNDERLINE.exec(lines[index + 1] ?? '');
+  if (under === null || line.trim().length < 2 || UNDERLINE.test(line) || (lines[index + 1] ?? '').trim().length < line.trim().length) return undefined;
+  const char = under[1] ?? '=';
+  if (!underlineLevels.includes(char)) underlineLevels.push(char);
+  return { level: underlineLevels.indexOf(char) + 1, title: line.trim() };
 }
 
 interface SpanMention {

@@ -1,0 +1,118 @@
+'use strict';
+// Child process of the drift benchmark: some states (commits) of one repository, one embedded store.
+// Each state is checked out from the mirror into a scratch dir (full history, objects shared), with
+// the whole tree in scope (`privacy.allowed_paths = ["**/*"]` in its .sous/config.toml), indexed cold
+// into a workspace of its own, and given one warm preparation cycle as `sous prepare` runs it
+// (default detectors, bounded by compute.max_cycle_seconds). Every card the store then holds is
+// reported, in every state, with the index and cycle figures. The output is rewritten after each
+// state, so a crash keeps what was done.
+// Usage: node cycle-child.js <job.json> <out.json>
+//   job.json: { repo, mirror, scratch, keep, states: [sha] }
+//   out.json: { store_ms, states: { sha: { files, index_ms, cycle_ms, cycle, cards: [..] } | { error } } }
+const fs = require('node:fs');
+const path = require('node:path');
+const { makeCheckout, claimOf } = require('./harness');
+
+const root = path.join(__dirname, '..', '..', '..');
+const { openStore, WORK_PRODUCT_STATES } = require(path.join(root, 'shared', 'store', 'dist'));
+const { LiveIndex, scopePolicyFromConfig } = require(path.join(root, 'shared', 'retrieval', 'dist'));
+const config = require(path.join(root, 'shared', 'config', 'dist'));
+const { createRepositoryView, defaultDetectors, runCycle } = require(path.join(root, 'shared', 'engine', 'dist'));
+
+/** The store lists at most this many cards per call; listed per state, so every card is seen. */
+const LIST_LIMIT = 500;
+
+const ms = (t) => Math.round(Number(process.hrtime.bigint() - t) / 1e6);
+
+async function runState(store, job, sha) {
+  const dir = path.join(job.scratch, `${job.repo.replace('/', '+')}@${sha.slice(0, 10)}`);
+  let live = null;
+  try {
+    let t = process.hrtime.bigint();
+    const { paths, absent } = await makeCheckout(job.mirror, sha, dir, config);
+    const checkoutMs = ms(t);
+    const cfg = config.loadConfig(paths.config);
+    const policy = scopePolicyFromConfig(cfg);
+    // A workspace per state: nothing carries over from another commit's cycle.
+    const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: paths.root })).id;
+    live = new LiveIndex({ root: paths.root, policy, store, workspaceId, watch: false });
+    t = process.hrtime.bigint();
+    await live.start();
+    const indexMs = ms(t);
+    const files = live.status().files_indexed;
+    const view = createRepositoryView(live.reader(), policy);
+    const signal = AbortSignal.timeout(cfg.compute.max_cycle_seconds * 1000);
+    t = process.hrtime.bigint();
+    let result;
+    try {
+      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config: cfg, detectors: defaultDetectors(), signal });
+    } catch (err) {
+      if (signal.aborted) return { files, absent: absent.length, index_ms: indexMs, checkout_ms: checkoutMs, cycle_ms: ms(t), error: `cycle ran past compute.max_cycle_seconds (${cfg.compute.max_cycle_seconds} s)`, cards: [] };
+      throw err;
+    }
+    const cycleMs = ms(t);
+    const cards = [];
+    for (const state of WORK_PRODUCT_STATES) {
+      for (const c of await store.workProducts.list({ workspaceId, states: [state], limit: LIST_LIMIT })) {
+        const held = typeof c.details?.held === 'string'; // scored ready, held back by the feed budget
+        cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(held ? { held } : {}) });
+      }
+    }
+    return {
+      files,
+      absent: absent.length,
+      checkout_ms: checkoutMs,
+      index_ms: indexMs,
+      cycle_ms: cycleMs,
+      cycle: {
+        duration_ms: result.duration_ms,
+        frontier: result.frontier,
+        candidates: result.candidates,
+        ready: result.ready.length,
+        landed: result.landed,
+        held: result.held,
+        detectors: result.detectors,
+      },
+      cards,
+      max_rss_kb: process.resourceUsage().maxRSS,
+    };
+  } finally {
+    if (live !== null) await live.stop().catch(() => {});
+    if (!job.keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const [jobFile, outFile] = process.argv.slice(2);
+  const job = JSON.parse(fs.readFileSync(jobFile, 'utf8'));
+  const out = { store_ms: 0, states: {} };
+  const write = () => fs.writeFileSync(outFile, JSON.stringify(out));
+  const t = process.hrtime.bigint();
+  const store = await openStore({ dataDir: path.join(job.scratch, 'store') });
+  out.store_ms = ms(t);
+  try {
+    for (const [i, sha] of job.states.entries()) {
+      const label = `${job.repo} ${i + 1}/${job.states.length} ${sha.slice(0, 10)}`;
+      try {
+        const r = await runState(store, job, sha);
+        out.states[sha] = r;
+        const ready = r.cards.filter((c) => c.state === 'ready');
+        const drift = ready.filter((c) => c.kind === 'docs_drift').length;
+        process.stderr.write(`drift: ${label}: ${r.files} files, index ${(r.index_ms / 1000).toFixed(1)} s, cycle ${(r.cycle_ms / 1000).toFixed(1)} s, ${ready.length} ready (${drift} docs_drift)${r.error ? `; ${r.error}` : ''}\n`);
+      } catch (err) {
+        out.states[sha] = { error: err && err.message ? err.message.split('\n')[0] : String(err) };
+        process.stderr.write(`drift: ${label}: FAILED ${out.states[sha].error}\n`);
+      }
+      write();
+    }
+  } finally {
+    await store.close();
+  }
+  write();
+}
+
+// Exit once written: the parser pool would otherwise keep the process alive until its idle timeout.
+main().then(() => process.exit(0)).catch((err) => {
+  process.stderr.write(`drift cycle-child: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});
