@@ -76,13 +76,16 @@ function loadDumps() {
 const SIGNALS = Object.keys(SIGNAL_WEIGHTS);
 const RECENCY = SIGNALS.indexOf('recently_changed');
 
+/** Roles whose prompt exemption (the prompt asked for tests, docs…) is ignored: `TUNE_NO_EXEMPT=test,docs`. */
+const NO_EXEMPT = new Set((process.env.TUNE_NO_EXEMPT ?? '').split(',').filter(Boolean));
+
 function compile(pair) {
   const index = new Map(pair.files.map((f, i) => [f.path, i]));
   const expected = new Set(pair.expected);
   const files = pair.files.map((f) => ({
     path: f.path,
     expected: expected.has(f.path),
-    role: f.role === 'source' || f.exempt ? null : `role:${f.role}`,
+    role: f.role === 'source' || (f.exempt && !NO_EXEMPT.has(f.role)) ? null : `role:${f.role}`,
     values: SIGNALS.map((k) => f.s[k] ?? 0),
     links: [...(f.imports ?? []).map((n) => [index.get(n), 1]), ...(f.cochange ?? []).map((n) => [index.get(n), COCHANGE_FACTOR])].filter(([i]) => i !== undefined),
   }));
@@ -90,6 +93,11 @@ function compile(pair) {
   const byDir = new Map();
   files.forEach((f, i) => { const d = f.path.slice(0, f.path.lastIndexOf('/') + 1); byDir.set(d, [...(byDir.get(d) ?? []), i]); });
   files.forEach((f) => { f.siblings = byDir.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)).filter((j) => files[j] !== f); });
+  // Experimental: a source file's test counterparts (`test_install.py`, `upgrade_test.go`, `mocha.spec.js`), for `x_testlift`.
+  const stem = (p) => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '').replace(/^test_|_test$|_tests$|\.(test|spec)$/i, '').toLowerCase();
+  const tests = new Map();
+  pair.files.forEach((f, i) => { if (f.role === 'test') tests.set(stem(f.path), [...(tests.get(stem(f.path)) ?? []), i]); });
+  files.forEach((f, i) => { f.testsOf = pair.files[i].role === 'source' ? (tests.get(stem(f.path)) ?? []) : []; });
   return { id: pair.id, repo: pair.repo, files };
 }
 
@@ -113,6 +121,7 @@ function rankOf(pair, w) {
     // As rankFiles does: the strongest neighbour lifts; a co-change link passes COCHANGE_FACTOR of it.
     let lift = 0;
     for (const [j, factor] of f.links) if (direct[j] >= (w.graph_min ?? GRAPH_MIN_SOURCE_SCORE)) lift = Math.max(lift, w.graph_neighbour * direct[j] * factor * prior[i]);
+    if (w.x_testlift > 0) for (const j of f.testsOf) { const raw = prior[j] > 0 ? direct[j] / prior[j] : 0; if (raw >= (w.x_testmin ?? 0)) lift = Math.max(lift, w.x_testlift * raw * prior[i]); }
     if (w.x_dirlift > 0 && f.siblings.length < 40) for (const j of f.siblings) lift = Math.max(lift, w.x_dirlift * direct[j] * prior[i]);
     // A file related to the prompt by recency alone is not returned (candidates.ts, relatesToPrompt).
     let related = lift > 0;
@@ -208,6 +217,8 @@ function main() {
   }
   const pairs = loadDumps();
   const weights = { ...DEFAULTS, ...JSON.parse(opt('--weights', '{}')) };
+  // Experimental lifts given a start value are tuned too (`x_testmin` is a threshold, not a weight).
+  for (const k of Object.keys(weights)) if (k.startsWith('x_') && k !== 'x_testmin' && !TUNED.includes(k)) TUNED.push(k);
   if (cmd === 'eval') {
     process.stdout.write(`${table(pairs, weights)}\n`);
     if (args.includes('--ranks')) for (const p of pairs) process.stdout.write(`${p.id} ${rankOf(p, weights)}\n`);

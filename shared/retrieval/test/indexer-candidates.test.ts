@@ -48,3 +48,20 @@ test('a co-change neighbour is found when only its own history list names the pr
   expect(resultPaths(result)[0]).toBe('src/cc/hub.ts');
   expect(rationale(result, 'src/cc/tail.ts')).toContain('graph_neighbour: changed together with src/cc/hub.ts');
 });
+
+test('a file reachable only through the test named for it is found among many word matches', async () => {
+  const dir = trackForCleanup(makeGitRepo('sous-candidates-'));
+  const files: Record<string, string> = {
+    // The test spells out the report's scenario; the code it tests shares none of its words.
+    // Under src/: the default scope (src/**, docs/**) would leave a top-level tests/ out.
+    'src/tests/test_resolver.py': 'def test_yanked_release_skipped_when_pinned():\n    # pinned yanked release skipped by the lock\n    assert lock(pinned=True)\n',
+    'src/app/resolver.py': 'def choose(candidates):\n    return max(candidates)\n',
+  };
+  for (let i = 0; i < 80; i++) files[`src/notes/note${i}.py`] = `# a yanked release, note ${i}\nNOTE_${i} = ${i}\n`;
+  commit(dir, files, '2024-01-01T00:00:00Z');
+
+  const index = await buildRepositoryIndex(dir, defaultPolicy());
+  const result = index.query('Pinned yanked release skipped by the lock\n\nA pinned yanked release is skipped when the lock runs.', { topN: 5 });
+  expect(resultPaths(result)).toContain('src/app/resolver.py');
+  expect(rationale(result, 'src/app/resolver.py')).toContain('test_counterpart: its test src/tests/test_resolver.py matches the prompt');
+});

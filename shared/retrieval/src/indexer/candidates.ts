@@ -11,10 +11,12 @@
  *    their own scores. Only seeds can pass a lift (GRAPH_MIN_SOURCE_SCORE); the topN-th own score
  *    is a bar the final topN-th score cannot fall below.
  * 3. A file's final score is at most its own plus the graph weight times its best neighbouring
- *    source's own score. Files whose bound reaches the bar are ranked again with every source next
+ *    source's own score (or the counterpart weight times the score before the prior of a test
+ *    named for it). Files whose bound reaches the bar are ranked again with every source next
  *    to them, which gives their exact scores; the others cannot enter the first topN.
  */
 import {
+  fileRole,
   GRAPH_MIN_SOURCE_SCORE,
   keepFrames,
   rankFiles,
@@ -27,6 +29,7 @@ import {
   type PromptAnalysis,
   type RankCandidate,
   type RankedFile,
+  testedName,
 } from '../ranking';
 import { literalSignals } from './literal-signals';
 import type { FileLookup } from './lookup';
@@ -176,6 +179,18 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
   // Step 3. The best lift each file can get.
   const sources = new Map<string, Source>();
   const lifts = new Map<string, number>();
+  // Tests pass a lift to the files they are named for, from their score before the role prior:
+  // at most the own score over the role's factor (the prior is that factor or 1).
+  const testedBy = new Map<string, readonly string[]>();
+  for (const { path, score } of own) {
+    const name = testedName(path);
+    if (name === undefined) continue;
+    const before = score / fileRole(path).factor;
+    if (before + MARGIN < GRAPH_MIN_SOURCE_SCORE) continue;
+    const tested = source.lookup.resolvePath(name).filter((p) => fileRole(p).role === 'source');
+    testedBy.set(path, tested);
+    for (const n of tested) lifts.set(n, Math.max(lifts.get(n) ?? 0, SIGNAL_WEIGHTS.test_counterpart * before));
+  }
   for (const { path, score } of own) {
     if (score + MARGIN < GRAPH_MIN_SOURCE_SCORE) continue;
     const imports = source.importLinks(path);
@@ -202,6 +217,7 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
   const ranked = new Set(reaching);
   for (const hit of bests) ranked.add(hit.docId);
   for (const [path, s] of sources) if (s.imports.some((n) => reaching.has(n)) || s.coChanged.some((n) => reaching.has(n))) ranked.add(path);
+  for (const [test, tested] of testedBy) if (tested.some((n) => reaching.has(n))) ranked.add(test);
   ranked.forEach(add);
   const rankedSources = new Map([...sources].filter(([path]) => ranked.has(path)));
   const result = rank(analysis, views, pathTerms, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources, extra);

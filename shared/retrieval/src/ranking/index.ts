@@ -3,6 +3,7 @@ export type { ErrorMention, PromptAnalysis, QueryTerm } from './prompt';
 export { extractFrames, keepFrames, FRAME_DECAY, FRAME_MIN_RELEVANCE } from './frames';
 export { extractFlags, extractModules, extractPhrases, phraseSegments, MAX_PHRASES } from './literals';
 export { fileRole, rolePrior, ROLE_RULES } from './roles';
+export { testedName } from './counterparts';
 export type { FileRole } from './roles';
 export type { FrameLanguage, TracebackFrame } from './frames';
 export { extractPaths, normalizePath, pathBase, pathMatches, SOURCE_EXTENSIONS } from './paths';

@@ -19,6 +19,8 @@ import {
 } from './direct';
 import { PathTermIndex, type PathTermScores } from './path-terms';
 import type { PromptAnalysis } from './prompt';
+import { testedName } from './counterparts';
+import { pathBase } from './paths';
 import { rolePrior } from './roles';
 import { identifierTokens } from './tokens';
 import { COCHANGE_FACTOR, FILE_SIZE_REFERENCE, GRAPH_MIN_SOURCE_SCORE, SIGNAL_WEIGHTS, type Signal, type SignalWeights } from './weights';
@@ -186,6 +188,24 @@ export function sizeValue(tokens: number | undefined): SignalValue | null {
   return { value: Math.min(1, Math.log1p(tokens) / Math.log1p(FILE_SIZE_REFERENCE)), detail: `${tokens} tokens` };
 }
 
+/** The one lift a file takes: from its best neighbour, or from a test named for it. */
+interface Lift {
+  signal: 'graph_neighbour' | 'test_counterpart';
+  from: string;
+  weight: number;
+  detail: string;
+}
+
+/** Candidate test files by the bare file name they are named for (counterparts.ts). */
+function testsByName(candidates: readonly RankCandidate[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const c of candidates) {
+    const name = testedName(c.path);
+    if (name !== undefined) out.set(name, [...(out.get(name) ?? []), c.path]);
+  }
+  return out;
+}
+
 const sum = (entries: readonly RationaleEntry[]): number => entries.reduce((total, e) => total + e.weight, 0);
 
 /** Undirected links among candidates, each with the factor its lift carries (imports 1, co-change COCHANGE_FACTOR). */
@@ -254,20 +274,29 @@ export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCan
   }
 
   const graph = adjacency(candidates);
+  const tests = testsByName(candidates);
   const ranked: RankedFile[] = [];
   for (const [path, entries] of direct) {
     const prior = priors.get(path) ?? { role: 'source', factor: 1 };
-    let lift: { from: string; weight: number; factor: number } | null = null;
+    let lift: Lift | null = null;
+    const offer = (candidate: Lift): void => {
+      if (candidate.weight > 0 && (lift === null || candidate.weight > lift.weight || (candidate.weight === lift.weight && candidate.from < lift.from))) lift = candidate;
+    };
     for (const [neighbour, factor] of graph.get(path) ?? []) {
       const source = sum(direct.get(neighbour) ?? []);
-      const weight = w.graph_neighbour * source * factor * prior.factor;
-      if (source >= GRAPH_MIN_SOURCE_SCORE && weight > 0 && (lift === null || weight > lift.weight || (weight === lift.weight && neighbour < lift.from))) {
-        lift = { from: neighbour, weight, factor };
+      if (source < GRAPH_MIN_SOURCE_SCORE) continue;
+      offer({ signal: 'graph_neighbour', from: neighbour, weight: w.graph_neighbour * source * factor * prior.factor, detail: factor < 1 ? `changed together with ${neighbour}` : `neighbour of ${neighbour}` });
+    }
+    // A test's evidence before its role prior: the prior says "not the test", not "not this scenario".
+    if (prior.role === 'source') {
+      for (const test of tests.get(pathBase(path)) ?? []) {
+        const own = sum(direct.get(test) ?? []) / (priors.get(test)?.factor ?? 1);
+        if (own < GRAPH_MIN_SOURCE_SCORE) continue;
+        offer({ signal: 'test_counterpart', from: test, weight: w.test_counterpart * own, detail: `its test ${test} matches the prompt` });
       }
     }
-    const rationale: RationaleEntry[] = lift === null
-      ? entries
-      : [...entries, { signal: 'graph_neighbour' as const, detail: lift.factor < 1 ? `changed together with ${lift.from}` : `neighbour of ${lift.from}`, weight: lift.weight }];
+    const chosen = lift as Lift | null;
+    const rationale: RationaleEntry[] = chosen === null ? entries : [...entries, { signal: chosen.signal, detail: chosen.detail, weight: chosen.weight }];
     const rounded = rationale.map((e) => ({ ...e, weight: round(e.weight) }));
     const score = round(sum(rounded));
     if (score <= 0) continue;

@@ -35,6 +35,7 @@ export type Signal =
   | 'lexical_code'
   | 'title_terms'
   | 'graph_neighbour'
+  | 'test_counterpart'
   | 'recently_changed'
   | 'file_size'
   | 'module_named'
@@ -66,6 +67,11 @@ export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   title_terms: 1.84,
   /** Fraction of a strong neighbour's score that flows to the file. */
   graph_neighbour: 0.1,
+  /**
+   * Fraction of a test's score before its role prior that flows to the file the test is named for
+   * (counterparts.ts); shares the one lift a file takes with `graph_neighbour`.
+   */
+  test_counterpart: 0.3,
   /** Times the candidate's recency (0..1): a tie-breaker, never a reason on its own. */
   recently_changed: 0.55,
   /** Times log size relative to FILE_SIZE_REFERENCE tokens (0..1): bugs live in big files more often; never a reason on its own. */
