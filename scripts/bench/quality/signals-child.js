@@ -17,8 +17,8 @@ const { analyzePrompt, rankFiles, keepFrames, fileRole, rolePrior, codeTokens, w
 const { literalSignals } = dist('indexer', 'literal-signals');
 const { cleanReport } = dist('ranking', 'report');
 
-/** Every weight 1 (graph 0: tune.js adds lifts itself), so an entry's weight is the signal's value × prior. */
-const UNIT = Object.fromEntries(Object.keys(SIGNAL_WEIGHTS).map((k) => [k, k === 'graph_neighbour' ? 0 : 1]));
+/** Every weight 1 (the lifts 0: tune.js adds graph_neighbour and test_counterpart itself), so an entry's weight is the signal's value × prior. */
+const UNIT = Object.fromEntries(Object.keys(SIGNAL_WEIGHTS).map((k) => [k, k === 'graph_neighbour' || k === 'test_counterpart' ? 0 : 1]));
 
 const { PlainBm25 } = require('./plain-bm25');
 

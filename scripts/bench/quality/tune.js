@@ -20,7 +20,7 @@ const path = require('node:path');
 const { dataDir, mirrorsDir } = require('./paths');
 
 const root = path.join(__dirname, '..', '..', '..');
-const { SIGNAL_WEIGHTS, GRAPH_MIN_SOURCE_SCORE, COCHANGE_FACTOR, ROLE_RULES } = require(path.join(root, 'shared', 'retrieval', 'dist', 'ranking'));
+const { SIGNAL_WEIGHTS, GRAPH_MIN_SOURCE_SCORE, COCHANGE_FACTOR, ROLE_RULES, testedName } = require(path.join(root, 'shared', 'retrieval', 'dist', 'ranking'));
 
 /** Weights and role factors as one flat object: signal names, and `role:<role>` for each role's factor. */
 const DEFAULTS = { ...SIGNAL_WEIGHTS, ...Object.fromEntries(ROLE_RULES.map((r) => [`role:${r.role}`, r.factor])) };
@@ -93,11 +93,10 @@ function compile(pair) {
   const byDir = new Map();
   files.forEach((f, i) => { const d = f.path.slice(0, f.path.lastIndexOf('/') + 1); byDir.set(d, [...(byDir.get(d) ?? []), i]); });
   files.forEach((f) => { f.siblings = byDir.get(f.path.slice(0, f.path.lastIndexOf('/') + 1)).filter((j) => files[j] !== f); });
-  // Experimental: a source file's test counterparts (`test_install.py`, `upgrade_test.go`, `mocha.spec.js`), for `x_testlift`.
-  const stem = (p) => p.slice(p.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '').replace(/^test_|_test$|_tests$|\.(test|spec)$/i, '').toLowerCase();
+  // A source file's test counterparts (counterparts.ts): the lift `test_counterpart` is computed here.
   const tests = new Map();
-  pair.files.forEach((f, i) => { if (f.role === 'test') tests.set(stem(f.path), [...(tests.get(stem(f.path)) ?? []), i]); });
-  files.forEach((f, i) => { f.testsOf = pair.files[i].role === 'source' ? (tests.get(stem(f.path)) ?? []) : []; });
+  pair.files.forEach((f, i) => { const name = testedName(f.path); if (name !== undefined) tests.set(name, [...(tests.get(name) ?? []), i]); });
+  files.forEach((f, i) => { f.testsOf = pair.files[i].role === 'source' ? (tests.get(f.path.slice(f.path.lastIndexOf('/') + 1)) ?? []) : []; });
   return { id: pair.id, repo: pair.repo, files };
 }
 
@@ -121,7 +120,8 @@ function rankOf(pair, w) {
     // As rankFiles does: the strongest neighbour lifts; a co-change link passes COCHANGE_FACTOR of it.
     let lift = 0;
     for (const [j, factor] of f.links) if (direct[j] >= (w.graph_min ?? GRAPH_MIN_SOURCE_SCORE)) lift = Math.max(lift, w.graph_neighbour * direct[j] * factor * prior[i]);
-    if (w.x_testlift > 0) for (const j of f.testsOf) { const raw = prior[j] > 0 ? direct[j] / prior[j] : 0; if (raw >= (w.x_testmin ?? 0)) lift = Math.max(lift, w.x_testlift * raw * prior[i]); }
+    // As rankFiles does: a test named for the file passes test_counterpart of its score before its prior.
+    for (const j of f.testsOf) { const raw = prior[j] > 0 ? direct[j] / prior[j] : 0; if (raw >= GRAPH_MIN_SOURCE_SCORE) lift = Math.max(lift, w.test_counterpart * raw * prior[i]); }
     if (w.x_dirlift > 0 && f.siblings.length < 40) for (const j of f.siblings) lift = Math.max(lift, w.x_dirlift * direct[j] * prior[i]);
     // A file related to the prompt by recency alone is not returned (candidates.ts, relatesToPrompt).
     let related = lift > 0;
@@ -217,8 +217,8 @@ function main() {
   }
   const pairs = loadDumps();
   const weights = { ...DEFAULTS, ...JSON.parse(opt('--weights', '{}')) };
-  // Experimental lifts given a start value are tuned too (`x_testmin` is a threshold, not a weight).
-  for (const k of Object.keys(weights)) if (k.startsWith('x_') && k !== 'x_testmin' && !TUNED.includes(k)) TUNED.push(k);
+  // Experimental lifts given a start value are tuned too.
+  for (const k of Object.keys(weights)) if (k.startsWith('x_') && !TUNED.includes(k)) TUNED.push(k);
   if (cmd === 'eval') {
     process.stdout.write(`${table(pairs, weights)}\n`);
     if (args.includes('--ranks')) for (const p of pairs) process.stdout.write(`${p.id} ${rankOf(p, weights)}\n`);

@@ -7,7 +7,8 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
-import { extractMentions } from '../src/detectors/docs-drift/mentions';
+import { extractMentions, isHistoryDoc } from '../src/detectors/docs-drift/mentions';
+import { buildRemovalIndex } from '../src/view/history-index';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -38,8 +39,10 @@ function repoWith(steps: Array<{ message: string; files?: Record<string, string 
   return dir;
 }
 
-async function viewOf(dir: string): Promise<RepositoryView> {
-  const policy = scopePolicyFromConfig(defaultConfig());
+/** `everything`: the whole tree in scope (`privacy.allowed_paths = ["**\/*"]`), CI configuration included. */
+async function viewOf(dir: string, everything = false): Promise<RepositoryView> {
+  const config = defaultConfig();
+  const policy = scopePolicyFromConfig(everything ? { ...config, privacy: { ...config.privacy, allowed_paths: ['**/*'] } } : config);
   return createRepositoryView(await buildRepositoryIndex(dir, policy), policy);
 }
 
@@ -47,8 +50,8 @@ function allFiles(view: RepositoryView): Frontier {
   return { entries: view.paths().map((path) => ({ path, priority: 1 })), priority: () => 1 };
 }
 
-async function detect(dir: string): Promise<DetectorResult> {
-  const view = await viewOf(dir);
+async function detect(dir: string, everything = false): Promise<DetectorResult> {
+  const view = await viewOf(dir, everything);
   return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal });
 }
 
@@ -101,6 +104,16 @@ describe('extractMentions', () => {
       '5:env:SOUS_BAR',
       '8:module_path:config.toml',
     ]);
+  });
+  it('reads code spans in the comments of fenced examples, never the example\'s own words', () => {
+    const doc = ['```python', '# With `rollback_on_shutdown` set, each test starts clean.', 'app = make_app(debug=True)', 'client.get(url)  // see `fetchUrl` too', '```', '```js', 'const s = `${notAMention}`;', '```'].join('\n');
+    expect(extractMentions('docs/testing.md', doc).map((m) => `${m.line}:${m.column}:${m.value}`)).toEqual(['2:8:rollback_on_shutdown', '4:25:fetchUrl']);
+  });
+
+  it('reads proposals and decision records as history, and never takes the system\'s variables for the project\'s', () => {
+    for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md']) expect(isHistoryDoc(doc)).toBe(true);
+    expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
+    expect(extractMentions('docs/install.md', 'Add it to your `PATH` (`$HOME/.local/bin`), or set `SOUS_HOME`.').map((m) => m.value)).toEqual(['SOUS_HOME']);
   });
 });
 
@@ -299,5 +312,52 @@ describe('docsDriftDetector', () => {
     dirs.push(dir);
     writeFile(dir, 'docs/api.md', 'Call `parseConfig()`.\n');
     expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it('leaves alone a variable the code reads through a prefix ("TASK_" + "TEMP_DIR")', async () => {
+    const dir = repoWith([
+      { message: 'env', files: { 'src/env.ts': 'export const tempDir = (): string | undefined => process.env["TASK_TEMP_DIR"];\n' } },
+      { message: 'docs', files: { 'docs/env.md': 'Set `TASK_TEMP_DIR` to move the cache.\n' } },
+      { message: 'One prefix for every variable', files: { 'src/env.ts': 'const PREFIX = "TASK_";\nconst taskEnv = (name: string): string | undefined => process.env[PREFIX + name];\nexport const tempDir = (): string | undefined => taskEnv("TEMP_DIR");\n' } },
+    ]);
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\n", 'build/debug.test': 'compiled test binary\n' } },
+      { message: 'docs', files: { 'docs/cli.md': 'Run `sous sync --dry-run` first.\n' } },
+      { message: 'No test binaries in git', files: { 'build/debug.test': null } },
+      { message: 'Drop the dry run', files: { 'src/cli.ts': 'export {};\n' } },
+    ]);
+    // What a partial clone looks like to git: the blob is not there, and reading it fails.
+    const blob = git(dir, ['rev-parse', 'HEAD~3:build/debug.test']).trim();
+    fs.rmSync(path.join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => c.claim)).toEqual(['docs/cli.md|flag|--dry-run']);
+    expect(candidates[0]?.title).toContain('"Drop the dry run"');
+  });
+
+  it('searches the newest commits only: a removal older than the window is not read', async () => {
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}export function legacyMode(): void {}\n` } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+      { message: 'later 1', files: { 'src/a.ts': 'export const a = 1;\n' } },
+      { message: 'later 2', files: { 'src/b.ts': 'export const b = 1;\n' } },
+    ]);
+    const policy = scopePolicyFromConfig(defaultConfig());
+    const inWindow = await buildRemovalIndex(dir, policy, (t) => t, ['legacyMode'], 3);
+    expect(inWindow.removing('legacyMode').map((c) => c.subject)).toEqual(['Drop legacy mode']);
+    const outside = await buildRemovalIndex(dir, policy, (t) => t, ['legacyMode'], 2);
+    expect(outside.removing('legacyMode')).toEqual([]);
+  });
+
+  it('never takes a CI script that stopped passing a flag for the code removing it', async () => {
+    const dir = repoWith([
+      { message: 'ci', files: { '.github/workflows/ci.yml': 'steps:\n  - run: npx tool --legacy-peer\n', 'src/index.ts': INDEX_V1, 'src/config.ts': CONFIG_V1 } },
+      { message: 'docs', files: { 'docs/ci.md': 'CI runs `tool --legacy-peer`.\n' } },
+      { message: 'Simpler CI', files: { '.github/workflows/ci.yml': 'steps:\n  - run: npx tool\n' } },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
   });
 });

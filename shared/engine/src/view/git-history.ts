@@ -53,8 +53,11 @@ export const REVIEWABLE_FILES = 100;
 export interface GitHistory {
   /** Changes of the working tree and index against HEAD (untracked in-scope files count as added). */
   uncommitted(): Promise<FileDiff[]>;
-  /** Which of the newest REMOVAL_WINDOW commits removed each of `words` from in-scope files. */
-  removals(words: readonly string[]): Promise<RemovalIndex>;
+  /**
+   * Which of the newest REMOVAL_WINDOW commits removed each of `words` from in-scope files; only the
+   * files `pathspecs` match are read when given (see codePathspecs).
+   */
+  removals(words: readonly string[], pathspecs?: readonly string[]): Promise<RemovalIndex>;
   /** The newest `n` commits reachable from HEAD (merges skipped), newest first. */
   recentCommits(n: number): Promise<CommitDiff[]>;
   /** The newest commit that touched `path`, or null (never committed, no commits). */
@@ -150,9 +153,9 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
       return buildHistoryIndex(root, policy, (text) => redactText(text, policy.redactPatterns));
     },
 
-    async removals(words) {
+    async removals(words, pathspecs) {
       if (words.length === 0 || !(await hasHead())) return { removing: () => [] };
-      return buildRemovalIndex(root, policy, (text) => redactText(text, policy.redactPatterns), words);
+      return buildRemovalIndex(root, policy, (text) => redactText(text, policy.redactPatterns), words, undefined, pathspecs);
     },
 
     async isAncestor(ancestor, descendant) {

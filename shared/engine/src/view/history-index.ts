@@ -59,6 +59,20 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
 /** Commits searched for removed words: deeper than the window, since docs go stale for years. */
 export const REMOVAL_WINDOW = 3000;
 const WORDS_PER_CALL = 200;
+/** More pathspecs than this and the narrow search is not tried (a command line stays short). */
+const MAX_PATHSPECS = 160;
+
+/**
+ * Files whose diffs cannot take a code name away: docs (a doc's own edits are not the code's),
+ * images, media, fonts, archives, compiled output and lock files. Their lines are not read, so a
+ * commit that only edited them never takes a removing commit's place. (Filtered here, not by git
+ * pathspecs: git matches every pathspec against every path of every commit, many times slower.)
+ */
+const NOT_CODE_FILE =
+  /\.(?:md|mdx|markdown|rst|txt|png|jpe?g|gif|bmp|ico|icns|webp|tiff?|psd|svg|mp4|mov|webm|avi|mkv|mp3|wav|ogg|flac|woff2?|ttf|otf|eot|pdf|zip|t?gz|bz2|xz|7z|tar|jar|war|whl|egg|exe|dll|so|dylib|a|o|obj|bin|class|pyc|wasm|lock|snap)$|(?:^|\/)(?:package-lock\.json|pnpm-lock\.yaml|go\.sum)$/i;
+
+/** Common source, script and config file types (the narrow search always includes them). */
+const SOURCE_TYPES = 'py pyi js cjs mjs jsx ts cts mts tsx go rs rb java kt c h cc cpp hpp cs swift php sh bash zsh fish ps1 toml yaml yml json ini cfg';
 
 /** Which commits removed some words from in-scope files, newest first. */
 export interface RemovalIndex {
@@ -66,22 +80,65 @@ export interface RemovalIndex {
 }
 
 /**
+ * The pathspecs that cover the code among `paths` (the indexed, in-scope non-doc files): one per
+ * extension (`*.go`, in any folder) and per extensionless name (`Makefile`, in any folder), plus common
+ * source types; undefined when there are too many kinds of file to list. The fallback search when
+ * the whole tree's reached a blob a partial clone lacks (a compiled test binary with no telling
+ * extension): text file types are never such blobs.
+ */
+export function codePathspecs(paths: readonly string[]): string[] | undefined {
+  // Source and script types a repository may have had and no longer has (a deleted completion script).
+  const specs = new Set<string>(SOURCE_TYPES.split(' ').map((ext) => `*.${ext}`));
+  for (const p of paths) {
+    const base = p.slice(p.lastIndexOf('/') + 1);
+    const dot = base.lastIndexOf('.');
+    const name = dot > 0 ? base.slice(dot) : base;
+    // Pathspecs are literal apart from * ? [ and backslash: a name holding those is skipped, not escaped.
+    if (/[*?[\\]/.test(name) || NOT_CODE_FILE.test(base)) continue;
+    if (dot > 0) specs.add(`*${name}`);
+    else for (const spec of [name, `*/${name}`]) specs.add(spec);
+    if (specs.size > MAX_PATHSPECS) return undefined;
+  }
+  return [...specs].sort();
+}
+
+/**
  * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`.
  * git's `-G` picks the commits whose diff touches a line matching any word, so git reads the history
- * once per batch of words and only those commits' patches reach us; only the words are kept.
+ * once per batch of words and only those commits' patches reach us; only the words are kept, and
+ * only from files that can hold code (NOT_CODE_FILE). When git stops at a blob a partial clone lacks,
+ * the batch is searched again in `narrow` files only (see codePathspecs), and else goes without history.
  */
-export async function buildRemovalIndex(root: string, policy: ScopePolicy, redact: (text: string) => string, words: readonly string[], window = REMOVAL_WINDOW): Promise<RemovalIndex> {
+export async function buildRemovalIndex(
+  root: string,
+  policy: ScopePolicy,
+  redact: (text: string) => string,
+  words: readonly string[],
+  window = REMOVAL_WINDOW,
+  narrow?: readonly string[],
+): Promise<RemovalIndex> {
   const wanted = new Set(words.filter((w) => w !== ''));
   const found = new Map<string, CommitRef[]>();
   const list = [...wanted];
+  if (list.length === 0) return { removing: () => [] };
+  // With -G, `-n` counts the commits shown, not those read: git would walk the whole history for a
+  // word no commit removed. The window is bounded by its oldest commit instead.
+  const newest = (await tryGit(root, ['rev-list', '--no-merges', `-n${window}`, 'HEAD'])) ?? '';
+  const shas = newest.split('\n').filter((l) => l !== '');
+  const bound = shas.length >= window ? ['--not', `${shas[shas.length - 1]}^@`] : [];
+  const searches = [[], ...(narrow !== undefined && narrow.length > 0 ? [['--', ...narrow]] : [])];
   for (let i = 0; i < list.length; i += WORDS_PER_CALL) {
     const pattern = list
       .slice(i, i + WORDS_PER_CALL)
       .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('|');
+    let log: string | null = null;
+    for (const files of searches) {
+      log = await tryGit(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', '-G', pattern, 'HEAD', ...bound, ...files]);
+      if (log !== null) break;
+    }
     // A partial clone lacks some blobs and git stops at the first: those words go without history
     // (no card) rather than failing the detector for every doc.
-    const log = await tryGit(root, ['log', `-n${window}`, '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', '-G', pattern]);
     if (log === null) continue;
     let ref: CommitRef | undefined;
     let inScope = false;
@@ -96,7 +153,7 @@ export async function buildRemovalIndex(root: string, policy: ScopePolicy, redac
         continue;
       }
       if (line.startsWith('--- ')) {
-        inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6));
+        inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6)) && !NOT_CODE_FILE.test(line.slice(6));
         continue;
       }
       if (ref === undefined || !inScope || !line.startsWith('-')) continue;

@@ -94,7 +94,7 @@ function memoized(git: GitHistory): GitHistory {
     lastCommit: (path) => once(`last:${path}`, () => git.lastCommit(path)),
     commitDiff: (sha) => once(`commit:${sha}`, () => git.commitDiff(sha)),
     history: () => once('history', () => git.history()),
-    removals: (words) => once(`removals:${[...words].sort().join('\0')}`, () => git.removals(words)),
+    removals: (words, pathspecs) => once(`removals:${[...words].sort().join('\0')}|${(pathspecs ?? []).join('\0')}`, () => git.removals(words, pathspecs)),
   };
 }
 

@@ -6,7 +6,7 @@
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
-import type { RemovalIndex } from '../../view/history-index';
+import { codePathspecs, type RemovalIndex } from '../../view/history-index';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 
@@ -83,6 +83,29 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     }
     return words;
   };
+  let quoted: Set<string> | undefined;
+  /** Upper-case strings the code quotes (`"TASK_"`, `"COLOR_RED"`), the trailing `_` dropped. */
+  const quotedCaps = (): Set<string> => {
+    if (quoted !== undefined) return quoted;
+    quoted = new Set();
+    for (const p of view.paths()) {
+      if (isDocFile(p, view.file(p)?.language)) continue;
+      for (const m of (view.text(p) ?? '').matchAll(/["'`]([A-Z][A-Z0-9_]{0,63})["'`]/g)) quoted.add((m[1] ?? '').replace(/_+$/, ''));
+    }
+    return quoted;
+  };
+  /**
+   * Programs often read their variables through a prefix (`GetTaskEnv("TEMP_DIR")` with `"TASK_"`,
+   * `env_prefix = "APP_"`): `TASK_TEMP_DIR` exists when the code quotes a prefix and the rest.
+   */
+  const prefixedEnv = (value: string): boolean => {
+    const parts = value.split('_');
+    for (let k = 1; k < parts.length; k++) {
+      const rest = parts.slice(k).join('_');
+      if (rest.length >= 3 && quotedCaps().has(parts.slice(0, k).join('_')) && quotedCaps().has(rest)) return true;
+    }
+    return false;
+  };
   const held = new Map<string, boolean>();
   const codeHolds = (word: string): boolean => {
     let hit = held.get(word);
@@ -118,9 +141,8 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     if (kind === 'identifier' && view.definers(value).some((p) => !isDocFile(p))) return true;
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
-    if (!forms.some((form) => needles.has(form))) return forms.some((form) => codeHolds(form));
-    const w = codeWords();
-    return forms.some((form) => w.has(form));
+    const whole = forms.some((form) => needles.has(form)) ? forms.some((form) => codeWords().has(form)) : forms.some((form) => codeHolds(form));
+    return whole || (kind === 'env' && prefixedEnv(value));
   };
 
   return {
@@ -131,7 +153,8 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       return found?.state === 'missing_attribute' ? found.attribute : undefined;
     },
     async prepare(words) {
-      removals = await view.git.removals(words);
+      const code = view.paths().filter((p) => !isDocFile(p, view.file(p)?.language));
+      removals = await view.git.removals(words, codePathspecs(code));
     },
     removing: (word) => removals.removing(word),
     async nameRemoval(group, doc) {
@@ -139,7 +162,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       if (needle.length < 3) return undefined;
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
       for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
-        const files = (await commitDiff(commit.sha)).filter((f) => !isDocFile(f.oldPath ?? f.path) && !isDocFile(f.path));
+        const files = (await commitDiff(commit.sha)).filter((f) => isCodeChange(f.oldPath ?? f.path) && isCodeChange(f.path));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
@@ -202,6 +225,17 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       return undefined;
     },
   };
+}
+
+/**
+ * CI and tooling configuration: it runs the project, it does not define it. A flag or variable a CI
+ * script stopped passing still exists in the code it passed it to (or never came from it).
+ */
+const CI_CONFIG = /^(?:\.github|\.circleci|\.buildkite|\.azure-pipelines|\.gitlab)\/|^(?:\.?appveyor\.ya?ml|\.travis\.ya?ml|\.gitlab-ci\.ya?ml|azure-pipelines\.ya?ml|\.drone\.ya?ml|Jenkinsfile|codecov\.ya?ml|\.pre-commit-config\.ya?ml)$/;
+
+/** Whether a change to `file` can take a name out of the code: not a doc, not CI configuration. */
+function isCodeChange(file: string): boolean {
+  return !isDocFile(file) && !CI_CONFIG.test(file);
 }
 
 /** An added line that defines `name` in Python (`def name`, `class name`, `name = …`). */

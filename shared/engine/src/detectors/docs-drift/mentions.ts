@@ -38,10 +38,11 @@ export function isDocFile(filePath: string, language?: Language): boolean {
 
 /**
  * Docs that record history rather than describe the code: changelogs, release notes, news, migration
- * and upgrade guides, and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`,
- * `v1.2.md`). They are meant to name old code, so they are never drift.
+ * and upgrade guides, proposals and decision records (PEPs, SEPs, RFCs, ADRs: a design as it was
+ * agreed), and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
+ * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars))(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?)(?:[-_.]|$)/i;
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|history|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
@@ -72,6 +73,14 @@ const NOT_NAMES: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * Variables the system, the shell or a toolchain defines: a doc that names them names no code of this
+ * project, whatever a CI script once did with them.
+ */
+const SYSTEM_ENV: ReadonlySet<string> = new Set(
+  'PATH HOME USER SHELL PWD TMPDIR TEMP TMP LANG LC_ALL TERM EDITOR VISUAL PAGER CI PYTHONPATH VIRTUAL_ENV GOPATH GOROOT CARGO_HOME HTTP_PROXY HTTPS_PROXY NO_PROXY'.split(' '),
+);
+
 /** Extensions a dotted lowercase word ends with when it is a file name (`config.toml`), not a config key. */
 const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(['txt', 'lock', 'env', 'log', 'html', 'css', 'csv', 'xml', 'ini', 'cfg', 'conf', 'png', 'svg', 'jpg', 'gif', 'rst', 'map', 'd']);
 
@@ -92,21 +101,23 @@ const ALL_CAPS = /^[A-Z][A-Z0-9_]*$/;
 /** `pkg.mod.func` or `pkg.mod.func()`: a dotted path of identifiers. */
 const DOTTED = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?$/;
 
+/** A comment in a fenced example (`# …`, `// …`, `/* …`, ` * …`), alone or after code; group 1 is its text. */
+const FENCED_COMMENT = /(?:^|\s)(?:#|\/\/|\/\*|^\s*\*)\s(.*)$/;
 const ATX_HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
 
 /**
- * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags and
- * environment variables count (every word of an example would otherwise be a "name"). A section
- * whose heading says it is history ("Breaking changes", "Changelog", "Migrating from 1.x") is
- * skipped to the next heading of its level or above: it names old code on purpose.
+ * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags, environment
+ * variables and the code spans of comments count (every word of an example would otherwise be a
+ * "name"). A section whose heading says it is history ("Breaking changes", "Changelog", "Migrating
+ * from 1.x") is skipped to the next heading of its level or above: it names old code on purpose.
  */
 export function extractMentions(docPath: string, text: string): Mention[] {
   const out: Mention[] = [];
   const seen = new Set<string>();
   const add = (kind: MentionKind, value: string, raw: string, line: number, column: number): void => {
     const key = `${kind}|${value}|${line}|${column}`;
-    if (seen.has(key)) return;
+    if (seen.has(key) || (kind === 'env' && SYSTEM_ENV.has(value))) return;
     seen.add(key);
     out.push({ kind, value, raw, line, column });
   };
@@ -133,12 +144,17 @@ export function extractMentions(docPath: string, text: string): Mention[] {
       }
       if (historyLevel !== null) return;
     } else if (historyLevel !== null) return;
+    // In an example, only a comment's code spans are prose about the code ("`rollback_on_shutdown`
+    // rolls back…"); the example's own words are not mentions.
+    const comment = fence === null ? null : FENCED_COMMENT.exec(line);
+    const prose = fence === null ? line : (comment?.[1] ?? '');
+    const at = comment === null ? 0 : comment.index + comment[0].length - prose.length;
+    for (const m of prose.matchAll(CODE_SPAN)) {
+      const content = m[2] ?? '';
+      const start = at + (m.index ?? 0) + (m[1] ?? '').length;
+      for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset);
+    }
     if (fence === null) {
-      for (const m of line.matchAll(CODE_SPAN)) {
-        const content = m[2] ?? '';
-        const start = (m.index ?? 0) + (m[1] ?? '').length;
-        for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset);
-      }
       for (const target of linkTargets(line)) {
         const value = resolveLink(docPath, target.raw);
         if (value !== null) add('path', value, target.raw, n, target.column);
