@@ -56,44 +56,21 @@ export interface RepoFacts {
 
 export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set()): RepoFacts {
   let removals: RemovalIndex = { removing: () => [] };
-  let flags: Set<string> | undefined;
   /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
-  const flagWords = (): Set<string> => {
-    if (flags !== undefined) return flags;
-    flags = new Set();
-    if (flagNeedles.size === 0) return flags;
-    for (const p of view.paths()) {
-      if (isDocFile(p, view.file(p)?.language)) continue;
-      for (const m of (view.text(p) ?? '').matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) flags.add(m[1] ?? '');
-    }
-    return flags;
-  };
-  let words: Set<string> | undefined;
+  const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
+    for (const m of text.matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
+  });
   /** Which of the docs' words some indexed non-doc file holds (hyphenated words whole and in parts). */
-  const codeWords = (): Set<string> => {
-    if (words !== undefined) return words;
-    words = new Set();
-    if (needles.size === 0) return words;
-    for (const p of view.paths()) {
-      if (isDocFile(p, view.file(p)?.language)) continue;
-      for (const [w] of (view.text(p) ?? '').matchAll(/[A-Za-z_$][\w$]*(?:-[\w$]+)*/g)) {
-        if (needles.has(w)) words.add(w);
-        if (w.includes('-')) for (const part of w.split('-')) if (needles.has(part)) words.add(part);
-      }
+  const codeWords = codeScan(view, () => needles.size > 0, (text, into) => {
+    for (const [w] of text.matchAll(/[A-Za-z_$][\w$]*(?:-[\w$]+)*/g)) {
+      if (needles.has(w)) into.add(w);
+      if (w.includes('-')) for (const part of w.split('-')) if (needles.has(part)) into.add(part);
     }
-    return words;
-  };
-  let quoted: Set<string> | undefined;
+  });
   /** Upper-case strings the code quotes (`"TASK_"`, `"COLOR_RED"`), the trailing `_` dropped. */
-  const quotedCaps = (): Set<string> => {
-    if (quoted !== undefined) return quoted;
-    quoted = new Set();
-    for (const p of view.paths()) {
-      if (isDocFile(p, view.file(p)?.language)) continue;
-      for (const m of (view.text(p) ?? '').matchAll(/["'`]([A-Z][A-Z0-9_]{0,63})["'`]/g)) quoted.add((m[1] ?? '').replace(/_+$/, ''));
-    }
-    return quoted;
-  };
+  const quotedCaps = codeScan(view, () => true, (text, into) => {
+    for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9_]{0,63})["'`]/g)) into.add((m[1] ?? '').replace(/_+$/, ''));
+  });
   /**
    * Programs often read their variables through a prefix (`GetTaskEnv("TEMP_DIR")` with `"TASK_"`,
    * `env_prefix = "APP_"`): `TASK_TEMP_DIR` exists when the code quotes a prefix and the rest.
@@ -224,6 +201,22 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       }
       return undefined;
     },
+  };
+}
+
+/**
+ * A set built on first use by one pass over the texts of the indexed code (non-doc) files; empty,
+ * and no file read, when `wanted()` says there is nothing to look for (asked then: the callers'
+ * needles fill up after the facts are made).
+ */
+function codeScan(view: RepositoryView, wanted: () => boolean, collect: (text: string, into: Set<string>) => void): () => Set<string> {
+  let found: Set<string> | undefined;
+  return () => {
+    if (found !== undefined) return found;
+    found = new Set();
+    if (!wanted()) return found;
+    for (const p of view.paths()) if (!isDocFile(p, view.file(p)?.language)) collect(view.text(p) ?? '', found);
+    return found;
   };
 }
 
