@@ -360,4 +360,39 @@ describe('docsDriftDetector', () => {
     ]);
     expect((await detect(dir, true)).candidates).toEqual([]);
   });
+
+  it("never flags another project's name the code stopped using, nor a name or flag a settings file dropped; the project's own removed method still counts", async () => {
+    const settings = '#!/usr/bin/env python3\nimport os\n\ntoken = os.getenv("TOKEN")\n';
+    const engine = 'export class Engine {\n  executeOnFiles(patterns: string[]): number {\n    return patterns.length;\n  }\n}\n';
+    const dir = repoWith([
+      {
+        message: 'bot, engine, settings',
+        files: {
+          'scripts/bot.py': settings,
+          'src/engine.ts': engine,
+          'tsconfig.json': '{ "compilerOptions": { "noImplicitThis": true } }\n',
+          'tools/plugins.json': '{ "install": ["npm", "install", "--legacy-peer-deps"] }\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/setup.md': 'Read it with `getenv()`; we build with `noImplicitThis` and `npm install --legacy-peer-deps`.\n\nCall `executeOnFiles()` to lint.\n' } },
+      {
+        message: 'Drop the bot and the old API',
+        files: { 'scripts/bot.py': null, 'src/engine.ts': 'export class Engine {}\n', 'tsconfig.json': '{}\n', 'tools/plugins.json': '{ "install": ["npm", "install"] }\n' },
+      },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.map((c) => c.claim)).toEqual(['docs/setup.md|identifier|executeOnFiles']);
+  });
+
+  it('cites the commit that took the definition out, not a later one that dropped a leftover use', async () => {
+    const dir = repoWith([
+      { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'test/config.test.ts': "import { legacyMode } from '../src/config';\nlegacyMode();\n" } },
+      { message: 'docs', files: { 'docs/modes.md': 'Turn on `legacyMode()` for old repositories.\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+      { message: 'Fix the tests', files: { 'test/config.test.ts': "import { parseConfig } from '../src/config';\nparseConfig('');\n" } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.map((c) => c.claim)).toEqual(['docs/modes.md|identifier|legacyMode']);
+    expect(candidates[0]?.title).toContain('"Drop legacy mode"');
+  });
 });

@@ -16,6 +16,7 @@ export {
   readOnlyGitEnv,
   runGit,
   tryGit,
+  streamGitLines,
 } from './scope';
 export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitSignals, FileGitSignal, CoChangePair, DegradeReason } from './scope';
 // Symbols: definitions, references, imports.

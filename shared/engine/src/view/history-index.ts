@@ -1,11 +1,11 @@
 /**
  * The newest commits read once per cycle: which commit last touched each in-scope file (names only).
  * And, for docs drift, which commits removed some words from in-scope files: docs ask "what removed
- * `parseConfig`?" for every name they lack; one `git log -G` per batch of words answers all of them
- * instead of one `git log -S` each. Only words are kept, never lines.
+ * `parseConfig`?" for every name they lack; one streamed `git log -p` answers all of them instead of
+ * one `git log -S` each. Only words are kept, never lines.
  */
 import type { ScopePolicy } from '@sous/retrieval';
-import { runGit, tryGit } from '@sous/retrieval';
+import { runGit, streamGitLines } from '@sous/retrieval';
 import type { CommitRef } from './git-history';
 import { FIELD, LOG_FORMAT as FORMAT, RECORD, parseLog } from './git-log';
 
@@ -58,7 +58,6 @@ export async function buildHistoryIndex(root: string, policy: ScopePolicy, redac
 
 /** Commits searched for removed words: deeper than the window, since docs go stale for years. */
 export const REMOVAL_WINDOW = 3000;
-const WORDS_PER_CALL = 200;
 /** More pathspecs than this and the narrow search is not tried (a command line stays short). */
 const MAX_PATHSPECS = 160;
 
@@ -104,10 +103,12 @@ export function codePathspecs(paths: readonly string[]): string[] | undefined {
 
 /**
  * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`.
- * git's `-G` picks the commits whose diff touches a line matching any word, so git reads the history
- * once per batch of words and only those commits' patches reach us; only the words are kept, and
- * only from files that can hold code (NOT_CODE_FILE). When git stops at a blob a partial clone lacks,
- * the batch is searched again in `narrow` files only (see codePathspecs), and else goes without history.
+ * One `git log -p` over the window, read as a stream: each removed line's words are looked up in a
+ * set, so the cost does not grow with the number of words (git's `-G` with an alternation of
+ * hundreds of words was slower than reading every patch, and it ran once per batch of words). Only
+ * the words are kept, and only from files that can hold code (NOT_CODE_FILE). When git stops at a
+ * blob a partial clone lacks, the history is read again in `narrow` files only (see codePathspecs),
+ * and else goes without history.
  */
 export async function buildRemovalIndex(
   root: string,
@@ -118,45 +119,27 @@ export async function buildRemovalIndex(
   narrow?: readonly string[],
 ): Promise<RemovalIndex> {
   const wanted = new Set(words.filter((w) => w !== ''));
-  const found = new Map<string, CommitRef[]>();
-  const list = [...wanted];
-  if (list.length === 0) return { removing: () => [] };
-  // With -G, `-n` counts the commits shown, not those read: git would walk the whole history for a
-  // word no commit removed. The window is bounded by its oldest commit instead.
-  const newest = (await tryGit(root, ['rev-list', '--no-merges', `-n${window}`, 'HEAD'])) ?? '';
-  const shas = newest.split('\n').filter((l) => l !== '');
-  const bound = shas.length >= window ? ['--not', `${shas[shas.length - 1]}^@`] : [];
+  if (wanted.size === 0) return { removing: () => [] };
   const searches = [[], ...(narrow !== undefined && narrow.length > 0 ? [['--', ...narrow]] : [])];
-  for (let i = 0; i < list.length; i += WORDS_PER_CALL) {
-    const pattern = list
-      .slice(i, i + WORDS_PER_CALL)
-      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('|');
-    let log: string | null = null;
-    for (const files of searches) {
-      log = await tryGit(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', '-G', pattern, 'HEAD', ...bound, ...files]);
-      if (log !== null) break;
-    }
-    // A partial clone lacks some blobs and git stops at the first: those words go without history
-    // (no card) rather than failing the detector for every doc.
-    if (log === null) continue;
+  for (const files of searches) {
+    const found = new Map<string, CommitRef[]>();
     let ref: CommitRef | undefined;
     let inScope = false;
-    for (const line of log.split('\n')) {
+    const onLine = (line: string): void => {
       if (line.startsWith(RECORD)) {
         const [sha = '', ct = '0', subject = ''] = line.slice(1).split(FIELD);
         ref = { sha, time: Number(ct) * 1000, subject: redact(subject) };
-        continue;
+        return;
       }
       if (line.startsWith('diff --git ')) {
         inScope = false;
-        continue;
+        return;
       }
       if (line.startsWith('--- ')) {
         inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6)) && !NOT_CODE_FILE.test(line.slice(6));
-        continue;
+        return;
       }
-      if (ref === undefined || !inScope || !line.startsWith('-')) continue;
+      if (ref === undefined || !inScope || !line.startsWith('-')) return;
       for (const word of line.slice(1).match(WORD) ?? []) {
         const parts = word.includes('-') ? [word, ...word.split('-')] : [word];
         for (const part of parts) {
@@ -166,7 +149,11 @@ export async function buildRemovalIndex(
           else if (commits[commits.length - 1] !== ref) commits.push(ref);
         }
       }
-    }
+    };
+    const complete = await streamGitLines(root, ['log', '--no-merges', `-n${window}`, `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD', ...files], onLine);
+    if (complete) return { removing: (word) => found.get(word) ?? [] };
   }
-  return { removing: (word) => found.get(word) ?? [] };
+  // A partial clone lacks some blobs and git stops at the first: the words go without history (no
+  // card) rather than failing the detector for every doc.
+  return { removing: () => [] };
 }

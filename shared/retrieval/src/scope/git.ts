@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import * as readline from 'node:readline';
 import * as fs from 'node:fs';
 import { ScopeError } from './errors';
 
@@ -46,6 +47,38 @@ export async function tryGit(root: string, args: readonly string[]): Promise<str
     if (err instanceof ScopeError && err.code === 'git_failed') return null;
     throw err;
   }
+}
+
+/**
+ * Runs `git <args>` in `root` and hands each line of its output to `onLine` as it arrives, so a long
+ * `git log -p` is read in one pass without holding it whole. Resolves true when git exits 0, false
+ * when it exits non-zero (the lines already handed over stay with the caller); rejects like `runGit`
+ * when git is missing or the root is not a repository.
+ */
+export async function streamGitLines(root: string, args: readonly string[], onLine: (line: string) => void): Promise<boolean> {
+  await assertRootExists(root);
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['--no-optional-locks', '-c', 'core.fsmonitor=false', ...args], { cwd: root, env: readOnlyGitEnv(), windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 64 * 1024) stderr += chunk;
+    });
+    const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+    lines.on('line', onLine);
+    let failed: Error | undefined;
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      failed = gitError(root, args, { code: error.code ?? null, stderr });
+    });
+    // 'close' comes after stdout has ended, so every line has been handed over by then.
+    child.on('close', (code) => {
+      if (failed !== undefined) return reject(failed);
+      if (code === 0) return resolve(true);
+      const error = gitError(root, args, { code, stderr });
+      if (error.code === 'git_failed') resolve(false);
+      else reject(error);
+    });
+  });
 }
 
 async function assertRootExists(root: string): Promise<void> {

@@ -22,4 +22,4 @@ export { scopeCoverage, NON_SOURCE_FOLDERS, ROOT_FOLDER } from './coverage';
 export type { ScopeCoverage, FolderCoverage } from './coverage';
 export { gitSignals, coChangedWith, DEFAULT_MAX_SIGNAL_COMMITS, DEFAULT_MAX_COCHANGE_FILES } from './signals';
 export type { GitSignals, GitSignalsOptions, FileGitSignal, CoChangePair } from './signals';
-export { readOnlyGitEnv, runGit, tryGit } from './git';
+export { readOnlyGitEnv, runGit, streamGitLines, tryGit } from './git';

@@ -139,10 +139,17 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       if (needle.length < 3) return undefined;
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
       for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
-        const files = (await commitDiff(commit.sha)).filter((f) => isCodeChange(f.oldPath ?? f.path) && isCodeChange(f.path));
+        // Names and flags live in program code: a settings file (`tsconfig.json`, a JSON list of
+        // `npm install --legacy-peer-deps`) that drops one configured another tool.
+        const program = group.kind === 'identifier' || group.kind === 'flag';
+        const files = (await commitDiff(commit.sha)).filter((f) => isCodeChange(f.oldPath ?? f.path) && isCodeChange(f.path) && (!program || !isSettingsFile(f.path)));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
+        // A commit that only stopped using the name did not remove it: an older one may have taken its
+        // definition out. A name the project only ever used (`os.getenv`, `GraphQLApp` imported from
+        // starlette) is another project's: it still exists there, and docs that show it may be right.
+        if (group.kind === 'identifier' && !definedIn(removedFrom, needle)) continue;
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
@@ -229,6 +236,37 @@ const CI_CONFIG = /^(?:\.github|\.circleci|\.buildkite|\.azure-pipelines|\.gitla
 /** Whether a change to `file` can take a name out of the code: not a doc, not CI configuration. */
 function isCodeChange(file: string): boolean {
   return !isDocFile(file) && !CI_CONFIG.test(file);
+}
+
+/** Data and settings files: they configure tools, they do not define the project's names or flags. */
+const SETTINGS_FILE = /\.(?:json|jsonc|json5|ya?ml|toml|ini|cfg|conf|lock|properties|xml|plist)$/i;
+
+function isSettingsFile(file: string): boolean {
+  return SETTINGS_FILE.test(file);
+}
+
+/**
+ * Whether some removed line of these files defines `name` rather than uses it: a declaration
+ * (`def`, `class`, `function`, `fn`, `type`, `const`…, a Go method), a member, field, key or
+ * assignment at the start of its line (`name(args) {`, `name: …`, `self.name = …`, `Name string`; a call
+ * such as `name();` is a use),
+ * an enum variant, an export (`export { name }`, `pub use`, `__all__`), or a parameter of a `def`.
+ */
+/** What may stand before a member's name at the start of its line (`export`, `pub`, `static`, `self.`…). */
+const MODIFIERS = '(?:(?:export|default|pub(?:\\([^)]*\\))?|public|private|protected|internal|static|readonly|abstract|override|async|get|set|declare|final|self\\.|this\\.|cls\\.|@)\\s*)*';
+
+export function definedIn(files: readonly FileDiff[], name: string): boolean {
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const shapes = [
+    new RegExp(`\\b(?:function|class|def|const|let|var|interface|type|enum|fn|func|struct|trait|mod|module|macro_rules!|static|val|object|record|namespace|union|typedef|alias)\\s+\\*?\\s*${n}(?![\\w$])`),
+    new RegExp(`\\bfunc\\s*\\([^)]*\\)\\s*${n}(?![\\w$])`),
+    new RegExp(`^\\s*${MODIFIERS}["'\`]?${n}["'\`]?\\??\\s*(?:[:=,]|\\{|$|\\s+[\\w*\\[\\].]+\\s*(?:\`.*)?$)`),
+    // A method (`name(args) {`, `name(args): T {`, parameters opening on the next lines) or a tuple variant (`Name(T),`); not a call (`name();`).
+    new RegExp(`^\\s*${MODIFIERS}${n}\\s*(?:<[^>]*>)?\\((?:.*\\)\\s*(?::[^;]*)?\\{\\s*$|.*\\)\\s*,\\s*$|[^)]*$)`),
+    new RegExp(`\\bexport\\s*\\{[^}]*(?<![\\w$])${n}(?![\\w$])|\\bpub\\s+use\\b.*(?<![\\w$])${n}(?![\\w$])|\\b(?:module\\.)?exports\\.${n}(?![\\w$])|__all__.*["']${n}["']`),
+    new RegExp(`\\bdef\\s+\\w+\\s*\\(.*(?<![\\w$])${n}\\s*[:=,)]`),
+  ];
+  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))))));
 }
 
 /** An added line that defines `name` in Python (`def name`, `class name`, `name = …`). */
