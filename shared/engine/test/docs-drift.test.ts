@@ -384,6 +384,18 @@ describe('docsDriftDetector', () => {
     expect(candidates.map((c) => c.claim)).toEqual(['docs/setup.md|identifier|executeOnFiles']);
   });
 
+  it('follows a doc moved after the removal to its name then', async () => {
+    const dir = repoWith([
+      { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs', files: { 'book/modes.md': 'Turn on `legacyMode()` for old repositories.\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+      { message: 'The book becomes the guide', mv: ['book/modes.md', 'guide/modes.md'] },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.map((c) => c.claim)).toEqual(['guide/modes.md|identifier|legacyMode']);
+    expect(candidates[0]?.title).toContain('"Drop legacy mode"');
+  });
+
   it('cites the commit that took the definition out, not a later one that dropped a leftover use', async () => {
     const dir = repoWith([
       { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'test/config.test.ts': "import { legacyMode } from '../src/config';\nlegacyMode();\n" } },

@@ -64,6 +64,11 @@ export interface GitHistory {
   lastCommit(path: string): Promise<CommitRef | null>;
   /** The redacted text of an in-scope `path` at `commit`; undefined when it did not exist there. */
   showAt(commit: string, path: string): Promise<string | undefined>;
+  /**
+   * The name the file now at `path` had at `commit`, following the renames git detects after it
+   * (`book-example/src/cli/serve.md` for today's `guide/src/cli/serve.md`); `path` when not renamed since.
+   */
+  nameAt(commit: string, path: string): Promise<string>;
   /** One commit's changes to in-scope files (renames detected), redacted. */
   commitDiff(sha: string): Promise<FileDiff[]>;
   /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
@@ -141,6 +146,14 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
       if (!inScope(path)) return undefined;
       const text = await tryGit(root, ['show', `${commit}:${path}`]);
       return text === null ? undefined : redactText(text, policy.redactPatterns);
+    },
+
+    async nameAt(commit, path) {
+      const log = await tryGit(root, ['log', '--follow', '--diff-filter=R', '--name-status', '--format=', `${commit}..HEAD`, '--', path]);
+      // Newest first: the last rename listed is the oldest, and its old name is the name at `commit`.
+      const renames = (log ?? '').split('\n').filter((l) => l.startsWith('R'));
+      const oldest = renames[renames.length - 1]?.split('\t')[1];
+      return oldest !== undefined && oldest !== '' ? oldest : path;
     },
 
     async commitDiff(sha) {

@@ -93,6 +93,7 @@ function memoized(git: GitHistory): GitHistory {
     recentCommits: (n) => once(`recent:${n}`, () => git.recentCommits(n)),
     lastCommit: (path) => once(`last:${path}`, () => git.lastCommit(path)),
     commitDiff: (sha) => once(`commit:${sha}`, () => git.commitDiff(sha)),
+    nameAt: (commit, path) => once(`name:${commit}:${path}`, () => git.nameAt(commit, path)),
     history: () => once('history', () => git.history()),
     removals: (words, pathspecs) => once(`removals:${[...words].sort().join('\0')}|${(pathspecs ?? []).join('\0')}`, () => git.removals(words, pathspecs)),
   };

@@ -94,9 +94,9 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     return hit;
   };
   const commitDiff = (sha: string): Promise<FileDiff[]> => view.git.commitDiff(sha);
-  /** Whether `doc`, as committed in `sha`, names the group as it does now (any of its sites). */
+  /** Whether `doc`, as committed in `sha` (under its name then), names the group as it does now (any of its sites). */
   const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
-    const then = await view.git.showAt(sha, doc);
+    const then = (await view.git.showAt(sha, doc)) ?? (await view.git.showAt(sha, await view.git.nameAt(sha, doc)));
     return then !== undefined && group.sites.some((site) => containsBounded(then, site.raw, group.kind));
   };
   let modules: PythonModules | undefined;
