@@ -212,9 +212,7 @@ function signalsFor(index, query, plain, history) {
   history.docs.scores(analysis.terms).forEach((p, v) => hist.set(p, v));
   const addX = (name, values) => { for (const [p, v] of values) if (v > 0) x.set(p, { ...(x.get(p) ?? {}), [name]: v }); };
   addX('x_hist', normalized(hist));
-  // Title words (prose included) against folder and file names.
-  const titlePath = index.lookup.pathTerms({ labels: [], terms: analysis.titleTerms.map((t) => ({ ...t, kind: 'identifier' })) });
-  addX('x_title_path', new Map([...titlePath].map(([p, h]) => [p, h.share])));
+  // (Title words against folder and file names, once x_title_path, is the built-in signal title_path.)
   const allPath = index.lookup.pathTerms({ labels: analysis.labels, terms: analysis.terms.map((t) => ({ ...t, kind: 'identifier' })) });
   addX('x_all_path', new Map([...allPath].map(([p, h]) => [p, h.share])));
   const reweigh = (factor) => analysis.terms.map((t) => ({ term: t.term, weight: t.kind === 'word' ? t.weight * factor : t.weight }));

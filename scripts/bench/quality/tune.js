@@ -4,7 +4,7 @@
 // weights do on repositories they were not tuned on.
 //
 //   node scripts/bench/quality/tune.js dump [--repo owner/name ...]   index every pair's tree, record each file's signal values
-//   node scripts/bench/quality/tune.js eval [--weights '{"lexical":0.6}']   the current (or given) weights, per repository
+//   node scripts/bench/quality/tune.js eval [--weights '{"lexical":0.6}'] [--misses 5]   the current (or given) weights, per repository; the pairs missed at k
 //   node scripts/bench/quality/tune.js tune [--rounds N]   coordinate ascent over the weights, with leave-one-repository-out cross-validation
 //
 // `dump` runs signals-child.js per repository (the same trees as the benchmark) and writes
@@ -140,6 +140,32 @@ function rankOf(pair, w) {
   return rank;
 }
 
+/** The pair's files by final score under `w` (as rankOf scores them), best first: for reading misses. */
+function ranking(pair, w) {
+  const saved = pair.files.map((f) => f.expected);
+  const scored = pair.files.map((f, i) => {
+    pair.files.forEach((g, j) => { g.expected = j === i; });
+    return { f, rank: rankOf(pair, w) };
+  });
+  pair.files.forEach((f, i) => { f.expected = saved[i]; });
+  return scored.filter((x) => x.rank > 0).sort((a, b) => a.rank - b.rank);
+}
+
+/** Each pair whose first answer ranks below `k`: the answers, and the files above them with their strongest values. */
+function misses(pairs, w, k) {
+  const lines = [];
+  const top = (f) => SIGNALS.map((s, i) => [s, f.values[i] * (w[s] ?? 0)]).filter(([s, v]) => v > 0.05 && !s.startsWith('x_')).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([s, v]) => `${s} ${v.toFixed(2)}`).join(', ');
+  for (const p of pairs) {
+    const r = rankOf(p, w);
+    if (r > 0 && r <= k) continue;
+    const order = ranking(p, w);
+    lines.push(`${p.id}  rank ${r || '-'}  answer ${p.files.filter((f) => f.expected).map((f) => f.path).join(' ')}`);
+    for (const { f, rank } of order.slice(0, k)) lines.push(`   ${String(rank).padStart(2)} ${f.path} [${f.role ?? 'source'}] ${top(f)}`);
+    for (const { f, rank } of order.filter((x) => x.f.expected)) lines.push(`  *${String(rank).padStart(2)} ${f.path} [${f.role ?? 'source'}] ${top(f)}`);
+  }
+  return lines.join('\n');
+}
+
 function metrics(pairs, w) {
   const ranks = pairs.map((p) => rankOf(p, w));
   const n = ranks.length || 1;
@@ -216,12 +242,14 @@ function main() {
     return;
   }
   const pairs = loadDumps();
-  const weights = { ...DEFAULTS, ...JSON.parse(opt('--weights', '{}')) };
-  // Experimental lifts given a start value are tuned too.
-  for (const k of Object.keys(weights)) if (k.startsWith('x_') && !TUNED.includes(k)) TUNED.push(k);
+  const given = JSON.parse(opt('--weights', '{}'));
+  const weights = { ...DEFAULTS, ...given };
+  // Experimental lifts given a start value are tuned too (only those given: DEFAULTS holds every x_ at 0).
+  for (const k of Object.keys(given)) if (k.startsWith('x_') && !TUNED.includes(k)) TUNED.push(k);
   if (cmd === 'eval') {
     process.stdout.write(`${table(pairs, weights)}\n`);
     if (args.includes('--ranks')) for (const p of pairs) process.stdout.write(`${p.id} ${rankOf(p, weights)}\n`);
+    if (args.includes('--misses')) process.stdout.write(`${misses(pairs, weights, Number(opt('--misses', 5)) || 5)}\n`);
     return;
   }
   if (cmd === 'tune') {
@@ -239,7 +267,7 @@ function main() {
     process.stdout.write(`\ntuned on all:\n${table(pairs, w)}\n${JSON.stringify(Object.fromEntries(TUNED.map((k) => [k, w[k]])))}\n`);
     return;
   }
-  throw new Error('usage: tune.js dump [--repo owner/name] | eval [--weights JSON] [--ranks] | tune [--rounds N] [--weights JSON]');
+  throw new Error('usage: tune.js dump [--repo owner/name] | eval [--weights JSON] [--ranks] [--misses K] | tune [--rounds N] [--weights JSON]');
 }
 
 try {

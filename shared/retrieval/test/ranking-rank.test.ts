@@ -49,9 +49,24 @@ describe('rankFiles', () => {
     const ranked = rankFiles(analysis, candidates);
     expect(paths(ranked)).toEqual(['shop/pricing.py', 'shop/api.py', 'docs/coupons.md']);
     expect(signals(ranked[0])).toContain('traceback_frame');
-    // Its name holds a prose word of the prompt: prose does not make path terms (the title's words
-    // are a BM25 view of their own).
-    expect(signals(ranked[2])).toEqual(['lexical', 'title_terms', 'role_prior']);
+    // Its name holds a prose word of the title: the whole prompt's prose makes no path terms, the
+    // title's words do (title_path).
+    expect(signals(ranked[2])).toEqual(['lexical', 'title_terms', 'title_path', 'role_prior']);
+  });
+
+  test("a report's title names the feature, and the file named after it wins a tie (title_path)", () => {
+    const same = 'def handle(project, group):\n    project.lock(group)  # dependency group';
+    const candidates: RankCandidate[] = [
+      { path: 'src/tool/cli/commands/add.py', text: same },
+      { path: 'src/tool/cli/commands/remove.py', text: same },
+    ];
+    const titled = rankFiles(analyzePrompt('tool remove fails silently\nWith a dependency group it prints nothing and exits 0.'), candidates);
+    expect(paths(titled)).toEqual(['src/tool/cli/commands/remove.py', 'src/tool/cli/commands/add.py']);
+    expect(titled[0]?.rationale.find((e) => e.signal === 'title_path')?.detail).toBe('path has title words remove, tool');
+    // A one-line prompt has no title: its prose words make no path terms, and the tie stays a tie.
+    const untitled = rankFiles(analyzePrompt('tool remove fails silently with a dependency group'), candidates);
+    expect(untitled.flatMap((r) => r.rationale).some((e) => e.signal === 'title_path')).toBe(false);
+    expect(paths(untitled)[0]).toBe('src/tool/cli/commands/add.py');
   });
 
   test('a named path wins over lexical matches elsewhere', () => {

@@ -21,6 +21,7 @@ import {
   keepFrames,
   rankFiles,
   sizeValue,
+  titlePathQuery,
   type ExtraSignal,
   SIGNAL_WEIGHTS,
   type Bm25Index,
@@ -101,7 +102,7 @@ interface Views {
 }
 
 /** `rankFiles` over `files`; only `sources` bring links (every edge that can carry a lift). */
-function rank(analysis: PromptAnalysis, views: Views, pathTerms: PathTermScores, lookup: FileLookup, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>, extra: ReadonlyMap<string, readonly ExtraSignal[]>): RankedFile[] {
+function rank(analysis: PromptAnalysis, views: Views, pathTerms: PathTermScores, titlePath: PathTermScores, lookup: FileLookup, files: Iterable<QueryableFile>, sources: ReadonlyMap<string, Source>, extra: ReadonlyMap<string, readonly ExtraSignal[]>): RankedFile[] {
   const candidates: RankCandidate[] = [];
   for (const f of files) {
     const links = sources.get(f.path);
@@ -114,7 +115,7 @@ function rank(analysis: PromptAnalysis, views: Views, pathTerms: PathTermScores,
       ...(links === undefined ? {} : { neighbours: links.imports, coChanged: links.coChanged }),
     });
   }
-  const options = { scores: views.all, codeScores: views.code, titleScores: views.title, pathTerms, definitions: lookup, resolvePath: (p: string) => lookup.resolvePath(p), extra };
+  const options = { scores: views.all, codeScores: views.code, titleScores: views.title, pathTerms, titlePathTerms: titlePath, definitions: lookup, resolvePath: (p: string) => lookup.resolvePath(p), extra };
   return rankFiles(analysis, candidates, options).filter(relatesToPrompt);
 }
 
@@ -134,17 +135,19 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
   };
   const scores = views.all;
   const pathTerms = source.lookup.pathTerms(analysis);
+  const titlePath: PathTermScores = analysis.titleTerms.length === 0 ? new Map() : source.lookup.pathTerms(titlePathQuery(analysis));
   const bestHits = scores.top(Math.max(topN, LEXICAL_SEEDS));
   const bests = [bestHits[0], views.code.top(1)[0], views.title.top(1)[0]].flatMap((hit) => (hit === undefined ? [] : [hit]));
   const bestOf = (view: Bm25Scores): number => view.top(1)[0]?.score ?? 1;
   const top = { all: bestOf(views.all), code: bestOf(views.code), title: bestOf(views.title) };
-  // Word signals (three BM25 shares, path terms) and the priors (recency, size) bound the own score
+  // Word signals (three BM25 shares, path terms of the prompt and of its title) and the priors (recency, size) bound the own score
   // of a file that no prompt path, frame or name points at; the role prior only lowers it.
   const words = (path: string, score: number): number =>
     (SIGNAL_WEIGHTS.lexical * score) / top.all +
     (SIGNAL_WEIGHTS.lexical_code * views.code.score(path)) / top.code +
     (SIGNAL_WEIGHTS.title_terms * views.title.score(path)) / top.title +
-    SIGNAL_WEIGHTS.path_terms * (pathTerms.get(path)?.share ?? 0);
+    SIGNAL_WEIGHTS.path_terms * (pathTerms.get(path)?.share ?? 0) +
+    SIGNAL_WEIGHTS.title_path * (titlePath.get(path)?.share ?? 0);
   const priorBound = (path: string): number =>
     SIGNAL_WEIGHTS.recently_changed * Math.min(1, Math.max(0, source.recency(path))) + SIGNAL_WEIGHTS.file_size * (sizeValue(source.tokens(path))?.value ?? 0);
   const PRIOR_MAX = SIGNAL_WEIGHTS.recently_changed + SIGNAL_WEIGHTS.file_size;
@@ -156,6 +159,7 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
       if (scores.score(path) === 0) fn(path, 0);
     });
     for (const path of pathTerms.keys()) if (scores.score(path) === 0 && views.title.score(path) === 0) fn(path, 0);
+    for (const path of titlePath.keys()) if (scores.score(path) === 0 && views.title.score(path) === 0 && !pathTerms.has(path)) fn(path, 0);
   };
   const files = new Map<string, QueryableFile>();
   const add = (path: string): void => {
@@ -173,7 +177,7 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
     if (wordBound(path, score) + MARGIN >= GRAPH_MIN_SOURCE_SCORE) seeds.add(path);
   });
   seeds.forEach(add);
-  const own = rank(analysis, views, pathTerms, source.lookup, files.values(), new Map(), extra);
+  const own = rank(analysis, views, pathTerms, titlePath, source.lookup, files.values(), new Map(), extra);
   const bar = own[topN - 1]?.score ?? Number.NEGATIVE_INFINITY;
 
   // Step 3. The best lift each file can get.
@@ -210,7 +214,7 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
     consider(path, wordBound(path, score));
   });
   for (const path of lifts.keys()) {
-    if (!seeds.has(path) && scores.score(path) === 0 && views.title.score(path) === 0 && !pathTerms.has(path)) consider(path, priorBound(path));
+    if (!seeds.has(path) && scores.score(path) === 0 && views.title.score(path) === 0 && !pathTerms.has(path) && !titlePath.has(path)) consider(path, priorBound(path));
   }
 
   // Ranked again: those files, every source next to one of them, and each view's best hit.
@@ -220,6 +224,6 @@ export function rankReachable(prompt: PromptAnalysis, source: QuerySource, topN:
   for (const [test, tested] of testedBy) if (tested.some((n) => reaching.has(n))) ranked.add(test);
   ranked.forEach(add);
   const rankedSources = new Map([...sources].filter(([path]) => ranked.has(path)));
-  const result = rank(analysis, views, pathTerms, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources, extra);
+  const result = rank(analysis, views, pathTerms, titlePath, source.lookup, [...ranked].flatMap((p) => files.get(p) ?? []), rankedSources, extra);
   return { ranked: result, files };
 }

@@ -96,7 +96,7 @@ export class FileLookup {
   }
 
   /** Files whose folder or file names hold prompt terms (`PathTermIndex.scores`). */
-  pathTerms(analysis: PromptAnalysis): PathTermScores {
+  pathTerms(analysis: Pick<PromptAnalysis, 'labels' | 'terms'>): PathTermScores {
     return this.pathWords.scores(analysis);
   }
 

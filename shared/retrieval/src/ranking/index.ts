@@ -12,7 +12,7 @@ export { codeTokens, identifierTokens, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH, norma
 export type { IdentifierTokens } from './tokens';
 export { Bm25Index, BM25_B, BM25_K1, DEFAULT_SEARCH_LIMIT } from './bm25';
 export type { AddOptions, Bm25Hit, Bm25Options, Bm25Scores, ScoreOptions, WeightedTerm } from './bm25';
-export { rankFiles, sizeValue } from './rank';
+export { rankFiles, sizeValue, titlePathQuery } from './rank';
 export { bestPathMatches, nameRarity, promptNames, resolverOver, shareOf } from './direct';
 export type { SignalValue } from './direct';
 export { PathTermIndex, pathStem, pathTerms, PATH_TERM_HALF, PATH_TERM_MAX_SHARE } from './path-terms';

@@ -99,6 +99,8 @@ export interface RankOptions {
    * default computed over the candidates' paths.
    */
   pathTerms?: PathTermScores;
+  /** Path-term matches of the title's words (`titlePathQuery`) over the whole repository; by default over the candidates' paths. */
+  titlePathTerms?: PathTermScores;
   /**
    * How many files define a normalized name, out of how many, over the whole repository
    * (`FileLookup`); by default counted over the candidates.
@@ -128,17 +130,25 @@ function definedNamesOf(c: RankCandidate): ReadonlySet<string> {
   return c.definedNames ?? new Set((c.definitions ?? []).flatMap((d) => identifierTokens(d).whole ?? []));
 }
 
-function pathTermValues(analysis: PromptAnalysis, candidates: readonly RankCandidate[], options: RankOptions): Map<string, SignalValue> {
-  let scores = options.pathTerms;
+/**
+ * The title's words as path terms: every word counts, prose included (path_terms reads only names and
+ * paths from the whole prompt, where prose is too common to say anything about folders).
+ */
+export function titlePathQuery(analysis: Pick<PromptAnalysis, 'titleTerms'>): Pick<PromptAnalysis, 'labels' | 'terms'> {
+  return { labels: [], terms: analysis.titleTerms.map((t) => ({ ...t, kind: 'identifier' as const })) };
+}
+
+function pathTermValues(query: Pick<PromptAnalysis, 'labels' | 'terms'>, candidates: readonly RankCandidate[], given: PathTermScores | undefined, what: string): Map<string, SignalValue> {
+  let scores = given;
   if (scores === undefined) {
     const index = new PathTermIndex();
     for (const c of candidates) index.add(c.path);
-    scores = index.scores(analysis);
+    scores = index.scores(query);
   }
   const out = new Map<string, SignalValue>();
   for (const c of candidates) {
     const hit = scores.get(c.path);
-    if (hit !== undefined) out.set(c.path, { value: hit.share, detail: `path has ${hit.matched.slice(0, 4).join(', ')}` });
+    if (hit !== undefined) out.set(c.path, { value: hit.share, detail: `path has ${what}${hit.matched.slice(0, 4).join(', ')}` });
   }
   return out;
 }
@@ -227,7 +237,7 @@ function adjacency(candidates: readonly RankCandidate[]): Map<string, Map<string
 
 /**
  * Scores candidates for an analyzed prompt. Direct signals (named path, traceback frame, defined
- * symbol, literal signals, path terms, three BM25 views, recency, size) add up, each weight × value, all times the
+ * symbol, literal signals, path terms, title words in paths, three BM25 views, recency, size) add up, each weight × value, all times the
  * file's role prior; then, one hop, each file whose direct score reaches GRAPH_MIN_SOURCE_SCORE
  * passes a fraction of it to its neighbours (a file takes the largest such share, not the sum, so
  * hubs are not inflated; a co-change link passes COCHANGE_FACTOR of an import's). Sorted by score,
@@ -244,7 +254,8 @@ export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCan
   const lexical = shares(scores.all, candidates, (share, terms) => `bm25 ${share.toFixed(2)} of best (${terms})`);
   const lexicalCode = shares(scores.code, candidates, (share, terms) => `bm25 among code files ${share.toFixed(2)} of best (${terms})`);
   const title = shares(scores.title, candidates, (share, terms) => `title words: bm25 ${share.toFixed(2)} of best (${terms})`);
-  const pathTerms = pathTermValues(analysis, candidates, options);
+  const pathTerms = pathTermValues(analysis, candidates, options.pathTerms, '');
+  const titlePath = analysis.titleTerms.length === 0 ? new Map<string, SignalValue>() : pathTermValues(titlePathQuery(analysis), candidates, options.titlePathTerms, 'title words ');
   const direct = new Map<string, RationaleEntry[]>();
   const priors = new Map<string, { role: string; factor: number }>();
   for (const c of candidates) {
@@ -258,6 +269,7 @@ export function rankFiles(analysis: PromptAnalysis, candidates: readonly RankCan
       ['lexical', lexical.get(c.path) ?? null],
       ['lexical_code', lexicalCode.get(c.path) ?? null],
       ['title_terms', title.get(c.path) ?? null],
+      ['title_path', titlePath.get(c.path) ?? null],
       ['file_size', sizeValue(c.tokens)],
     ];
     const recency = Math.min(1, Math.max(0, c.recency ?? 0));

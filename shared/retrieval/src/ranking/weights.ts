@@ -34,6 +34,7 @@ export type Signal =
   | 'lexical'
   | 'lexical_code'
   | 'title_terms'
+  | 'title_path'
   | 'graph_neighbour'
   | 'test_counterpart'
   | 'recently_changed'
@@ -52,21 +53,26 @@ export type SignalWeights = Record<Signal, number>;
 /** Default signal weights: explicit mentions first, then traces, definitions, words, context. */
 export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   /** The prompt names the file: the most explicit hint there is. */
-  path_named: 1.2,
+  path_named: 2.4,
   /** Times the file's path-term share (0..1): prompt words that are its folder or file names. */
   path_terms: 0.57,
   /** Times the frame's relevance (1 for the innermost frame; see FRAME_DECAY). */
   traceback_frame: 5.75,
   /** Times the rarest prompt identifier the file defines, plus SYMBOL_EXTRA_SHARE of each further one. */
-  symbol_defined: 1.07,
+  symbol_defined: 1.231,
   /** Times BM25 normalized to the best candidate (0..1). */
-  lexical: 0.86,
+  lexical: 0.731,
   /** Times BM25 among code files only (their own frequencies), normalized to the best code file. */
   lexical_code: 0.92,
   /** Times BM25 of the prompt's first line (an issue's title) alone, normalized to the best file. */
   title_terms: 1.84,
+  /**
+   * Times the path-term share of the title's words, prose included (`pdm remove` → `commands/remove.py`):
+   * a title names the feature in the user's words, and projects name folders and files after features.
+   */
+  title_path: 0.46,
   /** Fraction of a strong neighbour's score that flows to the file. */
-  graph_neighbour: 0.1,
+  graph_neighbour: 0.085,
   /**
    * Fraction of a test's score before its role prior that flows to the file the test is named for
    * (counterparts.ts); shares the one lift a file takes with `graph_neighbour`.
@@ -75,13 +81,13 @@ export const SIGNAL_WEIGHTS: Readonly<SignalWeights> = {
   /** Times the candidate's recency (0..1): a tie-breaker, never a reason on its own. */
   recently_changed: 0.55,
   /** Times log size relative to FILE_SIZE_REFERENCE tokens (0..1): bugs live in big files more often; never a reason on its own. */
-  file_size: 0.67,
+  file_size: 0.57,
   /** A dotted module name (`dvc.repo.move`) resolves to the file, times its rarity. */
-  module_named: 0.4,
+  module_named: 1.6,
   /** The file holds a fixed part of a message the prompt quotes, times its rarity. */
-  text_quoted: 0.08,
+  text_quoted: 0.03,
   /** The file defines a name or flag the prompt uses as a quoted literal (`'autodoc_typehints'`, `"--force"`), times its rarity. */
-  literal_defined: 0.06,
+  literal_defined: 0.059,
   /** Unused: the role prior multiplies (see roles.ts). */
   role_prior: 0,
   /** Unused: semantic hits enter by reciprocal rank fusion after ranking (see semantic/fuse.ts). */
