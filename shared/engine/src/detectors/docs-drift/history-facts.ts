@@ -245,16 +245,16 @@ function isSettingsFile(file: string): boolean {
   return SETTINGS_FILE.test(file);
 }
 
-/**
- * Whether some removed line of these files defines `name` rather than uses it: a declaration
- * (`def`, `class`, `function`, `fn`, `type`, `const`…, a Go method), a member, field, key or
- * assignment at the start of its line (`name(args) {`, `name: …`, `self.name = …`, `Name string`; a call
- * such as `name();` is a use),
- * an enum variant, an export (`export { name }`, `pub use`, `__all__`), or a parameter of a `def`.
- */
 /** What may stand before a member's name at the start of its line (`export`, `pub`, `static`, `self.`…). */
 const MODIFIERS = '(?:(?:export|default|pub(?:\\([^)]*\\))?|public|private|protected|internal|static|readonly|abstract|override|async|get|set|declare|final|self\\.|this\\.|cls\\.|@)\\s*)*';
 
+/**
+ * Whether some removed line of these files defines `name` rather than uses it: a declaration
+ * (`def`, `class`, `function`, `fn`, `type`, `const`…, a Go method), a member, field, key or
+ * assignment at the start of its line (`name(args) {`, `name: …`, `self.name = …`, `Name string`;
+ * a call such as `name();` is a use), an enum variant, an export (`export { name }`, `pub use`,
+ * `__all__`), or a parameter of a `def`.
+ */
 export function definedIn(files: readonly FileDiff[], name: string): boolean {
   const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const shapes = [
