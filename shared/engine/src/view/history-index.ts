@@ -120,6 +120,10 @@ export async function buildRemovalIndex(
 ): Promise<RemovalIndex> {
   const wanted = new Set(words.filter((w) => w !== ''));
   if (wanted.size === 0) return { removing: () => [] };
+  // The window ends at the oldest of the newest `window` commits; everything newer than it is read,
+  // side branches merged since included (a plain `-n` would cut those in a merge-heavy history).
+  const newest = (await runGit(root, ['rev-list', '--no-merges', `-n${window}`, 'HEAD']).catch(() => '')).split('\n').filter((l) => l !== '');
+  const bound = newest.length >= window ? ['--not', `${newest[newest.length - 1]}^@`] : [];
   const searches = [[], ...(narrow !== undefined && narrow.length > 0 ? [['--', ...narrow]] : [])];
   for (const files of searches) {
     const found = new Map<string, CommitRef[]>();
@@ -150,7 +154,7 @@ export async function buildRemovalIndex(
         }
       }
     };
-    const complete = await streamGitLines(root, ['log', '--no-merges', `-n${window}`, `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD', ...files], onLine);
+    const complete = await streamGitLines(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD', ...bound, ...files], onLine);
     if (complete) return { removing: (word) => found.get(word) ?? [] };
   }
   // A partial clone lacks some blobs and git stops at the first: the words go without history (no
