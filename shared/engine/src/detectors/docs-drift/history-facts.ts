@@ -137,11 +137,11 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     async nameRemoval(group, doc) {
       const needle = needleOf(group.kind, group.value);
       if (needle.length < 3) return undefined;
+      // Names and flags live in program code: a settings file (`tsconfig.json`, a JSON list of
+      // `npm install --legacy-peer-deps`) that drops one configured another tool.
+      const program = group.kind === 'identifier' || group.kind === 'flag';
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
       for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
-        // Names and flags live in program code: a settings file (`tsconfig.json`, a JSON list of
-        // `npm install --legacy-peer-deps`) that drops one configured another tool.
-        const program = group.kind === 'identifier' || group.kind === 'flag';
         const files = (await commitDiff(commit.sha)).filter((f) => isCodeChange(f.oldPath ?? f.path) && isCodeChange(f.path) && (!program || !isSettingsFile(f.path)));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
