@@ -26,6 +26,7 @@ function loadSet(file, { repos = [], limit = null } = {}) {
   for (const s of scenarios) {
     for (const k of ['id', 'repo', 'fix', 'parent', 'doc']) if (typeof s[k] !== 'string' || s[k] === '') throw new Error(`${file}: scenario ${s.id ?? '?'} has no ${k}`);
     if (!Array.isArray(s.tokens) || s.tokens.length === 0) throw new Error(`${file}: scenario ${s.id} has no tokens`);
+    if (s.invalid !== undefined && (typeof s.invalid !== 'string' || s.invalid === '')) throw new Error(`${file}: scenario ${s.id}: invalid must be the reason, a non-empty string`);
   }
   if (repos.length > 0) scenarios = scenarios.filter((s) => repos.includes(s.repo));
   if (limit !== null) scenarios = scenarios.slice(0, limit);
