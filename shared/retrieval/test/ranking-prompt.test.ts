@@ -1,4 +1,4 @@
-import { analyzePrompt, withBoilerplate, type PromptAnalysis } from '../src/ranking';
+import { analyzePrompt, MAX_QUERY_TERMS, withBoilerplate, type PromptAnalysis } from '../src/ranking';
 
 const termWeight = (analysis: PromptAnalysis, term: string): number | undefined =>
   analysis.terms.find((t) => t.term === term)?.weight;
@@ -166,6 +166,17 @@ describe('analyzePrompt', () => {
     const analysis = analyzePrompt(huge);
     expect(analysis.frames).toEqual([]);
     expect(analysis.paths).toEqual([]);
+  });
+
+  test('a pasted wall of words keeps at most MAX_QUERY_TERMS terms: the code names, then the first words', () => {
+    let seed = 7;
+    const letter = (): string => String.fromCharCode(97 + ((seed = (seed * 16807) % 2147483647) % 26));
+    const words = Array.from({ length: 4000 }, () => Array.from({ length: 8 }, letter).join(''));
+    const analysis = analyzePrompt(`The parser crashes in \`readConfigFile\`.\n${words.join(' ')}`);
+    expect(analysis.terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(termWeight(analysis, 'readconfigfile')).toBeDefined();
+    expect(termWeight(analysis, words[0] ?? '')).toBeDefined();
+    expect(termWeight(analysis, words[3999] ?? '')).toBeUndefined();
   });
 
   test('an empty prompt yields empty lists', () => {

@@ -1,4 +1,4 @@
-export { analyzePrompt, withBoilerplate, ERROR_MESSAGE_MAX_CHARS } from './prompt';
+export { analyzePrompt, withBoilerplate, ERROR_MESSAGE_MAX_CHARS, MAX_QUERY_TERMS } from './prompt';
 export type { ErrorMention, PromptAnalysis, QueryTerm } from './prompt';
 export { extractFrames, keepFrames, FRAME_DECAY, FRAME_MIN_RELEVANCE } from './frames';
 export { extractFlags, extractModules, extractPhrases, phraseSegments, MAX_PHRASES } from './literals';

@@ -166,6 +166,12 @@ function extractIdentifiers(text: string, fragments: readonly string[]): string[
   return [...found];
 }
 
+/**
+ * Distinct query terms kept from one prompt. Real bug reports have 50 (median) to 100 (most seen in
+ * the quality set); a pasted 4,000-word log would cost every later step time for nothing.
+ */
+export const MAX_QUERY_TERMS = 256;
+
 class TermCollector {
   private readonly terms = new Map<string, QueryTerm>();
 
@@ -182,8 +188,15 @@ class TermCollector {
     for (const part of parts) this.add(part, partKind);
   }
 
+  /**
+   * The terms, heaviest first; at most `MAX_QUERY_TERMS`, the heaviest and, among equals, the first
+   * seen (a pasted log's tail matters least).
+   */
   sorted(): QueryTerm[] {
-    return [...this.terms.values()].sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    const all = [...this.terms.values()];
+    // Array sort is stable: equal weights stay in first-seen order.
+    const kept = all.length <= MAX_QUERY_TERMS ? all : [...all].sort((a, b) => b.weight - a.weight).slice(0, MAX_QUERY_TERMS);
+    return kept.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
   }
 }
 

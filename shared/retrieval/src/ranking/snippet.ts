@@ -42,8 +42,16 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
  * these (a needle holding another holds it wherever it occurs), and fewer alternatives scan faster.
  */
 function innermostNeedles(needles: readonly string[]): string[] {
-  const lower = [...new Set(needles.map((n) => n.toLowerCase()))];
-  return lower.filter((n) => !lower.some((other) => other !== n && n.includes(other)));
+  const lower = new Set(needles.map((n) => n.toLowerCase()));
+  // Each needle's proper substrings are looked up (needles are at most a token long), not every
+  // other needle: linear in the number of needles, which a long prompt makes large.
+  const holdsAnother = (n: string): boolean => {
+    for (let length = 1; length < n.length; length++) {
+      for (let start = 0; start + length <= n.length; start++) if (lower.has(n.slice(start, start + length))) return true;
+    }
+    return false;
+  };
+  return [...lower].filter((n) => !holdsAnother(n));
 }
 
 const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
