@@ -173,7 +173,9 @@ function tokenForms(token, doc) {
 
 /** The token a docs_drift card on the scenario's doc names, or undefined. */
 function matchedToken(card, scenario) {
-  if (card.kind !== 'docs_drift') return undefined;
+  // A docs-drift finding is a docs_drift card, or the virtual diff that rewrites the stale name
+  // (`docs_drift.rename_diff`, claim `doc|rename|token`): the feed shows one of the two.
+  if (card.kind !== 'docs_drift' && !String(card.detector ?? '').startsWith('docs_drift.')) return undefined;
   const claim = driftClaimOn(card.claim, scenario.doc);
   if (claim === null) return undefined;
   return scenario.tokens.find((t) => tokenForms(t, scenario.doc).some((form) => valueMatches(claim.value, form)));
