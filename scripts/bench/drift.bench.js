@@ -129,6 +129,8 @@ function judge(s, results) {
     if (c.kind === 'docs_drift' && h.driftClaimOn(c.claim, s.doc) !== null) out.doc_cards.push(brief(c));
   }
   for (const c of fix?.cards ?? []) if (isReady(c) && h.matchedToken(c, s) !== undefined) out.false_flags.push(brief(c));
+  // Token-level too: the issue's "stale tokens maintainers later fixed", each counted once.
+  out.tokens_found = s.tokens.filter((t) => (parent?.cards ?? []).some((c) => isReady(c) && h.matchedToken(c, { ...s, tokens: [t] }) !== undefined)).length;
   out.found = out.matched.length > 0;
   out.found_any = out.any_state.length > 0;
   return out;
@@ -182,6 +184,8 @@ function figures(all, trees) {
     scenarios: n,
     found,
     recall: n === 0 ? 0 : r1((100 * found) / n),
+    tokens: judged.reduce((k, j) => k + j.tokens.length, 0),
+    tokens_found: judged.reduce((k, j) => k + (j.tokens_found ?? 0), 0),
     invalid: all.length - n,
     recall_with_invalid: all.length === 0 ? 0 : r1((100 * all.filter((j) => j.found).length) / all.length),
     found_any_state: foundAny,
@@ -266,6 +270,7 @@ function writeText(result, judged, opts) {
   if (o.trees_failed > 0) w(`trees that failed or timed out: ${o.trees_failed} (${result.failed_trees.map((t) => `${t.repo}@${t.sha.slice(0, 10)}: ${t.error}`).join('; ')})\n`);
   w('\ntargets:\n');
   w(`  recall ${o.recall.toFixed(1)} % (${o.found}/${o.scenarios}; target >= ${TARGETS.recall} %): ${ok(o.recall >= TARGETS.recall)}${o.invalid ? ` (${o.recall_with_invalid.toFixed(1)} % counting the ${o.invalid} scenario(s) marked invalid)` : ''}\n`);
+  w(`  stale tokens found: ${o.tokens_found}/${o.tokens} (${o.tokens === 0 ? '0.0' : ((100 * o.tokens_found) / o.tokens).toFixed(1)} %; a scenario counts as found above when one of its tokens is)\n`);
   w(`  false flags at fix states ${o.false_flags} (${o.false_flag_scenarios} scenarios; target ${TARGETS.falseFlags}): ${ok(o.false_flags <= TARGETS.falseFlags)}\n`);
   w(`  ready cards per tree: mean ${o.ready_per_tree.mean.toFixed(1)}, max ${o.ready_per_tree.max} (target <= ${TARGETS.readyPerTree} on every tree): ${ok(o.trees_over_ready_target === 0)}${o.trees_over_ready_target ? ` (${o.trees_over_ready_target} trees over)` : ''}\n`);
   const target = `target <= ${TARGETS.cycleSeconds} s for a ${FILES_LABEL}-file tree on 2 cores`;
