@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SousPaths } from '@sous/config';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '@sous/protocol';
 import { DaemonClient, daemonBaseUrl, pidAlive, readRunState, type DaemonRunState, type SupervisorRunState } from '@sous/runtime';
 import { CliError } from './cli-error';
 
@@ -50,8 +51,8 @@ function supervisorEntry(): string {
 export function spawnSupervisor(paths: SousPaths, host: string, port: number, env: NodeJS.ProcessEnv): number {
   const entry = supervisorEntry();
   if (!fs.existsSync(entry)) throw new CliError(`daemon build not found at ${entry}; run npm run build`);
-  fs.mkdirSync(paths.logs, { recursive: true });
-  const out = fs.openSync(path.join(paths.logs, 'supervisor.log'), 'a');
+  ensurePrivateDir(paths.logs);
+  const out = fs.openSync(path.join(paths.logs, 'supervisor.log'), 'a', PRIVATE_FILE_MODE);
   const args = [entry, '--path', paths.root, '--host', host, '--port', String(port)];
   if (paths.dir !== path.join(paths.root, '.sous')) args.push('--state-dir', paths.dir);
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env, cwd: paths.root });

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { SOUS_VERSION } from '@sous/protocol';
+import { PRIVATE_UMASK, SOUS_VERSION } from '@sous/protocol';
+
+// Whatever Sous writes (its state, the daemon it starts) is its user's alone.
+process.umask(PRIVATE_UMASK);
 
 const program = new Command('sous')
   .description('Sous: a local preparation engine for AI coding agents')

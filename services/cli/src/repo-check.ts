@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { READ_ONLY_GIT_FLAGS, readOnlyGitEnv } from '@sous/retrieval';
 
 /** Above this many entries, a directory that is not a git repository is refused without --force. */
 export const HUGE_DIRECTORY_ENTRIES = 20_000;
@@ -8,7 +9,7 @@ export const HUGE_DIRECTORY_ENTRIES = 20_000;
 /** The git top-level of `dir`, or undefined when it is not inside a repository (or git is missing). */
 export function gitTopLevel(dir: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || undefined;
+    return execFileSync('git', [...READ_ONLY_GIT_FLAGS, 'rev-parse', '--show-toplevel'], { cwd: dir, env: readOnlyGitEnv(), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || undefined;
   } catch {
     return undefined;
   }

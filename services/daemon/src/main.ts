@@ -5,10 +5,11 @@
  * Exit codes: 0 clean stop, 2 could not start (one line on stderr says why).
  */
 import { parseProcessOptions } from '@sous/runtime';
-import { DEFAULT_DAEMON_PORT } from '@sous/protocol';
+import { DEFAULT_DAEMON_PORT, PRIVATE_UMASK } from '@sous/protocol';
 import { startDaemon, type RunningDaemon } from './daemon';
 
 async function main(): Promise<void> {
+  process.umask(PRIVATE_UMASK);
   let daemon: RunningDaemon;
   try {
     daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }));

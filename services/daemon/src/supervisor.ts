@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseProcessOptions, processPaths, removeRunState, writeRunState, type SupervisorRunState } from '@sous/runtime';
-import { DEFAULT_DAEMON_PORT } from '@sous/protocol';
+import { DEFAULT_DAEMON_PORT, PRIVATE_FILE_MODE, PRIVATE_UMASK, ensurePrivateDir } from '@sous/protocol';
 import { DAEMON_NODE_FLAGS, daemonEnv } from './memory-settings';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 16000, 30000];
@@ -28,10 +28,11 @@ const HUNG_MS = Number(process.env.SOUS_SUPERVISOR_HUNG_MS) > 0 ? Number(process
 const START_GRACE_MS = Math.max(HUNG_MS, 120_000);
 const PROBE_EVERY_MS = Math.min(15_000, Math.max(250, Math.floor(HUNG_MS / 4)));
 
+process.umask(PRIVATE_UMASK);
 const args = process.argv.slice(2);
 const options = parseProcessOptions(args, process.env, { port: DEFAULT_DAEMON_PORT });
 const paths = processPaths(options);
-fs.mkdirSync(paths.logs, { recursive: true });
+ensurePrivateDir(paths.logs);
 const stderrLog = path.join(paths.logs, 'daemon.stderr.log');
 
 let child: ChildProcess | undefined;
@@ -60,7 +61,7 @@ function startChild(): void {
   state.daemon_answered_at = null;
   state.state = 'running';
   save();
-  const errOut = fs.createWriteStream(stderrLog, { flags: 'a' });
+  const errOut = fs.createWriteStream(stderrLog, { flags: 'a', mode: PRIVATE_FILE_MODE });
   proc.stderr?.on('data', (chunk: Buffer) => {
     errOut.write(chunk);
     const lines = chunk.toString('utf8').trim().split('\n');

@@ -3,10 +3,11 @@
  * Chat-completions proxy (spec 4.4, default port 8471) and, with `--context-only`, the context API
  * (spec 4.5, port 8472). The chat proxy is a shell for now: health and the route's contract.
  */
-import { DEFAULT_CONTEXT_PORT, DEFAULT_PROXY_PORT } from '@sous/protocol';
+import { DEFAULT_CONTEXT_PORT, DEFAULT_PROXY_PORT, PRIVATE_UMASK } from '@sous/protocol';
 import { proxyRoutes, runSurfaceProcess, startContextSurface, startSurface } from '@sous/http';
 import { parseProcessOptions } from '@sous/runtime';
 
+process.umask(PRIVATE_UMASK);
 const contextOnly = process.argv.includes('--context-only');
 let options;
 try {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, restrictTree } from '@sous/protocol';
 import { defaultConfig } from './defaults';
 import { ConfigError, errorMessage, isErrnoException } from './errors';
 import type { SousPaths } from './paths';
@@ -30,18 +31,24 @@ export function readConfigText(file: string): string | undefined {
 
 /**
  * Creates `.sous/` (with a `.gitignore` holding `*`, so state never reaches the repository) and a
- * default `config.toml` when missing. Existing files are left alone; nothing outside `paths.dir` is
- * written, and the workspace root itself must already exist.
+ * default `config.toml` when missing. Existing files are left alone, except that anything in `.sous/`
+ * open to group or others (an older Sous made PGlite's files 0666) is narrowed to its owner. Nothing
+ * outside `paths.dir` is written, and the workspace root itself must already exist.
  */
 export async function ensureConfigFile(paths: SousPaths): Promise<{ created: boolean }> {
   try {
-    await fs.promises.mkdir(paths.dir);
+    await fs.promises.mkdir(paths.dir, { mode: PRIVATE_DIR_MODE });
   } catch (err) {
     if (!(isErrnoException(err) && err.code === 'EEXIST')) throw ioError(`could not create ${paths.dir}`, err, paths.dir);
   }
+  try {
+    restrictTree(paths.dir);
+  } catch (err) {
+    throw ioError(`could not make ${paths.dir} private to its owner`, err, paths.dir);
+  }
   const gitignore = path.join(paths.dir, '.gitignore');
   try {
-    await fs.promises.writeFile(gitignore, '*\n', { flag: 'wx' });
+    await fs.promises.writeFile(gitignore, '*\n', { flag: 'wx', mode: PRIVATE_FILE_MODE });
   } catch (err) {
     if (!(isErrnoException(err) && err.code === 'EEXIST')) throw ioError(`could not write ${gitignore}`, err, gitignore);
   }
@@ -89,7 +96,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    const handle = await fs.promises.open(tmp, 'wx', 0o644);
+    const handle = await fs.promises.open(tmp, 'wx', PRIVATE_FILE_MODE);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();

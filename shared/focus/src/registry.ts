@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '@sous/protocol';
 import { applyAction, emptyFocusState, registerWorkspace, type FocusAction, type FocusActionResult, type FocusState } from './state';
 
 /** The environment variable that moves the Sous home (tests, several users on one machine). */
@@ -90,7 +91,7 @@ export class FocusRegistry {
    * daemon, a context process), so no lock is needed and no report overwrites another's.
    */
   recordActivity(id: string, activity: WorkspaceActivity, source = 'daemon'): void {
-    fs.mkdirSync(this.activityDir, { recursive: true });
+    ensurePrivateDir(this.activityDir);
     atomicWrite(path.join(this.activityDir, `${id}.${source.replace(/[^a-z0-9-]/gi, '_')}.json`), JSON.stringify(activity));
   }
 
@@ -131,18 +132,18 @@ export class FocusRegistry {
   }
 
   private write(state: FocusState): void {
-    fs.mkdirSync(this.home, { recursive: true });
+    ensurePrivateDir(this.home);
     atomicWrite(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
   }
 
   /** Runs `fn` holding `focus.lock` (created exclusively; an abandoned lock is taken over). */
   private locked<T>(fn: () => T): T {
-    fs.mkdirSync(this.home, { recursive: true });
+    ensurePrivateDir(this.home);
     const lock = path.join(this.home, 'focus.lock');
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
-        fs.closeSync(fs.openSync(lock, 'wx'));
+        fs.closeSync(fs.openSync(lock, 'wx', PRIVATE_FILE_MODE));
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -162,7 +163,7 @@ export class FocusRegistry {
 
 function atomicWrite(file: string, content: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, content);
+  fs.writeFileSync(tmp, content, { mode: PRIVATE_FILE_MODE });
   fs.renameSync(tmp, file);
 }
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino, { type Logger } from 'pino';
-import { redactText } from '@sous/protocol';
+import { PRIVATE_FILE_MODE, ensurePrivateDir, redactText, restrictTree } from '@sous/protocol';
 
 export type { Logger } from 'pino';
 
@@ -57,6 +57,9 @@ function scrubFields(value: unknown, patterns: RegExp[]): unknown {
 }
 
 function openDestination(file: string) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  return pino.destination({ dest: file, sync: true, mkdir: true });
+  ensurePrivateDir(path.dirname(file));
+  // Created (or narrowed, when an older version left it wider) for its owner only, then appended to.
+  fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
+  restrictTree(file);
+  return pino.destination({ dest: file, sync: true });
 }

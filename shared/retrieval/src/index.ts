@@ -13,12 +13,14 @@ export {
   scopeCoverage,
   gitSignals,
   coChangedWith,
+  READ_ONLY_GIT_FLAGS,
   readOnlyGitEnv,
+  worktreeReadConfig,
   runGit,
   tryGit,
   streamGitLines,
 } from './scope';
-export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitSignals, FileGitSignal, CoChangePair, DegradeReason } from './scope';
+export type { ScopePolicy, ScopeDecision, Language, ScopedFile, ScopedReadResult, ReadRefusal, ScopeCoverage, GitCallOptions, GitSignals, FileGitSignal, CoChangePair, DegradeReason } from './scope';
 // Symbols: definitions, references, imports.
 export { extractSymbols, splitIdentifier, resolveImport, isSymbolLanguage, MAX_TREE_SITTER_BYTES } from './symbols';
 export type { FileSymbols, SymbolDefinition, SymbolImport, SymbolKind, SymbolLanguage, SymbolReference } from './symbols';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SousPaths } from '@sous/config';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '@sous/protocol';
 
 /** Written by the daemon once it listens; removed on clean shutdown. */
 export interface DaemonRunState {
@@ -39,10 +40,10 @@ export function runFilePath(paths: SousPaths, which: RunFile): string {
 
 /** Writes a run-state file atomically (temp + rename), so readers never see half a file. */
 export function writeRunState(paths: SousPaths, which: RunFile, state: DaemonRunState | SupervisorRunState): void {
-  fs.mkdirSync(paths.run, { recursive: true });
+  ensurePrivateDir(paths.run);
   const file = runFilePath(paths, which);
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: PRIVATE_FILE_MODE });
   fs.renameSync(tmp, file);
 }
 

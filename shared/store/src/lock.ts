@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { PRIVATE_FILE_MODE } from '@sous/protocol';
 import { StoreError, firstLine } from './errors';
 
 /** Name of the lock file inside a PGlite data directory. */
@@ -49,7 +50,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
   const lockPath = path.join(dataDir, LOCK_FILE_NAME);
   const temp = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(temp, `${process.pid}\n`, { flag: 'wx' });
+    fs.writeFileSync(temp, `${process.pid}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
   } catch (err) {
     throw new StoreError('store_open_failed', `cannot write the lock file in ${dataDir} (${firstLine(err)}): check the directory is writable`);
   }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { PRIVATE_DIR_MODE, restrictTree } from '@sous/protocol';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { storeSchema, type Backend, type StoreDb } from './db';
@@ -23,7 +24,7 @@ export interface PgliteSettings {
 export async function openPglite(settings: PgliteSettings): Promise<Backend> {
   const { dataDir } = settings;
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
     throw new StoreError('store_open_failed', `cannot create the data directory ${dataDir} (${firstLine(err)}): check the path and its permissions`);
   }
@@ -42,6 +43,8 @@ export async function openPglite(settings: PgliteSettings): Promise<Backend> {
       );
     });
     await migrateEmbedded(pg, settings);
+    // PGlite's file system layer chmods what initdb and the first start write to 0666, whatever the umask.
+    restrictTree(dataDir);
   } catch (err) {
     await closeQuietly(pg, lock);
     throw err;

@@ -15,6 +15,7 @@ import {
   writeConfigText,
   type SousPaths,
 } from '@sous/config';
+import { PRIVATE_FILE_MODE } from '@sous/protocol';
 import { CliError } from '../cli-error';
 import { printJson, printLine, printTable } from '../output';
 import { run } from '../run';
@@ -118,7 +119,7 @@ export function registerConfigCommands(program: Command): void {
 async function editConfig(paths: SousPaths): Promise<void> {
   const original = readConfigText(paths.config) ?? '';
   const copy = path.join(paths.dir, `config.edit-${randomBytes(4).toString('hex')}.toml`);
-  fs.writeFileSync(copy, original, { flag: 'wx' });
+  fs.writeFileSync(copy, original, { flag: 'wx', mode: PRIVATE_FILE_MODE });
 
   const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
   // Through the shell, like git: $EDITOR may carry arguments (`code --wait`).

@@ -4,7 +4,7 @@
  * and filtered by the scope; contents are asked for only for in-scope paths, and redacted.
  */
 import { parsePatch, type StructuredPatch } from 'diff';
-import { runGit, tryGit, type ScopePolicy } from '@sous/retrieval';
+import { runGit, tryGit, worktreeReadConfig, type ScopePolicy } from '@sous/retrieval';
 import { redactText } from '@sous/protocol';
 import { buildHistoryIndex, buildRemovalIndex, type HistoryIndex, type RemovalIndex } from './history-index';
 import { LOG_FORMAT, parseLog } from './git-log';
@@ -88,12 +88,15 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
   const inScope = (path: string): boolean => policy.inScope(path);
   const hasHead = async (): Promise<boolean> => (await tryGit(root, ['rev-parse', '--verify', '-q', 'HEAD'])) !== null;
 
-  /** `git diff`-style patches of the given in-scope paths, redacted, parsed. */
-  const patchesOf = async (args: string[], paths: string[]): Promise<FileDiff[]> => {
+  /**
+   * `git diff`-style patches of the given in-scope paths, redacted, parsed. No external diff and no
+   * textconv: both run the user's programs (a cached textconv writes notes into .git).
+   */
+  const patchesOf = async (args: string[], paths: string[], config: readonly string[] = []): Promise<FileDiff[]> => {
     const out: FileDiff[] = [];
     for (let i = 0; i < paths.length; i += PATHS_PER_CALL) {
       const chunk = paths.slice(i, i + PATHS_PER_CALL).map((p) => `:(literal)${p}`);
-      const text = await runGit(root, [...args, '--no-color', '--no-ext-diff', '-M', '--', ...chunk]);
+      const text = await runGit(root, [...args, '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--', ...chunk], { config });
       out.push(...parseGitPatch(redactText(text, policy.redactPatterns)));
     }
     return out.filter((d) => inScope(d.path) || (d.oldPath !== undefined && inScope(d.oldPath)));
@@ -104,8 +107,12 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
   return {
     async uncommitted() {
       if (!(await hasHead())) return [];
-      const names = splitZ(await runGit(root, ['diff', 'HEAD', '--name-only', '-z', '--no-renames'])).filter(inScope);
-      const diffs = await patchesOf(['diff', 'HEAD'], names);
+      // Names from `git status`, which compares contents in memory and, without optional locks, never
+      // writes the index (`git diff --name-only` would also list files whose mtime alone changed).
+      const config = await worktreeReadConfig(root);
+      const status = await runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--no-renames', '--ignore-submodules=dirty'], { config });
+      const names = statusPaths(status).filter(inScope);
+      const diffs = await patchesOf(['diff', 'HEAD', '--ignore-submodules=dirty'], names, config);
       const untracked = splitZ(await runGit(root, ['ls-files', '--others', '--exclude-standard', '-z'])).filter(inScope);
       for (const path of untracked) {
         const lines = splitLines(indexedText(path) ?? '');
@@ -184,6 +191,27 @@ function splitLines(text: string): string[] {
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
 }
+
+/**
+ * The paths `git status --porcelain=v2 -z` lists as changed: ordinary (`1`), renamed (`2`, whose
+ * original path follows as its own field) and unmerged (`u`) entries; the path is whatever follows
+ * the entry's fixed fields, spaces included.
+ */
+export function statusPaths(text: string): string[] {
+  const fields = splitZ(text);
+  const paths: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i] as string;
+    const fixed = STATUS_FIXED_FIELDS[entry[0] ?? ''];
+    if (fixed === undefined) continue;
+    paths.push(entry.split(' ').slice(fixed).join(' '));
+    if (entry[0] === '2') i++;
+  }
+  return paths;
+}
+
+/** Space-separated fields before the path, per porcelain v2 entry type. */
+const STATUS_FIXED_FIELDS: Record<string, number> = { '1': 8, '2': 9, u: 10 };
 
 function splitZ(text: string): string[] {
   return text.split('\0').filter((s) => s !== '');

@@ -154,7 +154,7 @@ export async function buildRemovalIndex(
         }
       }
     };
-    const complete = await streamGitLines(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD', ...bound, ...files], onLine);
+    const complete = await streamGitLines(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD', ...bound, ...files], onLine);
     if (complete) return { removing: (word) => found.get(word) ?? [] };
   }
   // A partial clone lacks some blobs and git stops at the first: the words go without history (no

@@ -4,17 +4,66 @@ import * as fs from 'node:fs';
 import { ScopeError } from './errors';
 
 /*
- * Read-only git access. Every call runs a read command with GIT_OPTIONAL_LOCKS=0 (git then skips the
- * opportunistic index refresh that would take `index.lock` and rewrite `.git/index`), no prompts and
- * the C locale (so failures can be recognised by their text).
+ * Read-only git access. Sous reads the user's repository with git and must never write a byte of it:
+ * no `.git/index` refresh, no `index.lock`, no hook or filter that could write for it. Every call
+ * runs with READ_ONLY_GIT_FLAGS and readOnlyGitEnv; commands that read the working tree (status,
+ * diff against it) add `worktreeReadConfig`. test/git-read-only-strace.test.ts proves it syscall by
+ * syscall for everything Sous runs.
  */
 
 /** Output of one git command may be large (a long `git log`); past this the call fails instead of truncating. */
 const GIT_MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
-/** The environment every git call runs with: inherited, plus the read-only and non-interactive switches. */
+/**
+ * Flags before the subcommand of every git call, each closing one way a read could write:
+ * `--no-optional-locks`: `git status` skips its opportunistic index refresh (index.lock, rewrite);
+ * `core.fsmonitor=false`: no fsmonitor hook process and no token saved into the index;
+ * `diff.autoRefreshIndex=false`: `git diff` against the working tree, which ignores optional locks
+ * (git 2.39 and its newer sources alike), does not rewrite `.git/index` after meeting a file whose
+ * mtime changed but whose content did not. `git diff --name-only` then lists such a file (use
+ * `git status` for names); a patch shows nothing for it.
+ */
+export const READ_ONLY_GIT_FLAGS: readonly string[] = ['--no-optional-locks', '-c', 'core.fsmonitor=false', '-c', 'diff.autoRefreshIndex=false'];
+
+/** Variables that would point git at another repository, index or object store than `root`'s own. */
+const REPOSITORY_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_NAMESPACE', 'GIT_PREFIX'];
+
+/**
+ * The environment every git call runs with: inherited (minus variables that redirect git, which a
+ * parent such as a git hook may have set), plus no optional locks, no prompts and the C locale (so
+ * failures can be recognised by their text).
+ */
 export function readOnlyGitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...base, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', LANG: 'C' };
+  const env: NodeJS.ProcessEnv = { ...base, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', LANG: 'C' };
+  for (const name of REPOSITORY_ENV) delete env[name];
+  return env;
+}
+
+/** Per-call additions to READ_ONLY_GIT_FLAGS. */
+export interface GitCallOptions {
+  /** `key=value` settings passed with `-c` (see worktreeReadConfig). */
+  config?: readonly string[];
+}
+
+function gitArgs(args: readonly string[], options: GitCallOptions): string[] {
+  return [...READ_ONLY_GIT_FLAGS, ...(options.config ?? []).flatMap((c) => ['-c', c]), ...args];
+}
+
+/**
+ * Settings for a command that reads working-tree files (`git status`, `git diff HEAD`): every
+ * filter driver the repository configures is switched off. A clean filter is the user's program and
+ * may write (git-lfs stores each file it cleans under `.git/lfs/`); without it git compares the raw
+ * bytes, so a filtered file whose mtime changed shows as modified (an LFS file as its pointer vs its
+ * content) until the user's own git refreshes the index.
+ */
+export async function worktreeReadConfig(root: string): Promise<string[]> {
+  const out = await tryGit(root, ['config', '-z', '--name-only', '--get-regexp', '^filter\\..+\\.(clean|smudge|process|required)$']);
+  const drivers = new Set<string>();
+  for (const key of (out ?? '').split('\0')) {
+    const driver = /^filter\.(.+)\.[a-z]+$/i.exec(key)?.[1];
+    if (driver !== undefined) drivers.add(driver);
+  }
+  return [...drivers].flatMap((d) => [`filter.${d}.clean=`, `filter.${d}.smudge=`, `filter.${d}.process=`, `filter.${d}.required=false`]);
 }
 
 interface GitFailure {
@@ -23,12 +72,12 @@ interface GitFailure {
 }
 
 /** Runs `git <args>` in `root` and resolves with stdout, or rejects with a `ScopeError` naming the cause. */
-export async function runGit(root: string, args: readonly string[]): Promise<string> {
+export async function runGit(root: string, args: readonly string[], options: GitCallOptions = {}): Promise<string> {
   await assertRootExists(root);
   return new Promise((resolve, reject) => {
     execFile(
       'git',
-      ['--no-optional-locks', '-c', 'core.fsmonitor=false', ...args],
+      gitArgs(args, options),
       { cwd: root, env: readOnlyGitEnv(), maxBuffer: GIT_MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
@@ -40,9 +89,9 @@ export async function runGit(root: string, args: readonly string[]): Promise<str
 }
 
 /** Whether `git <args>` succeeds in `root`; its output when it does, `null` when git exits non-zero. */
-export async function tryGit(root: string, args: readonly string[]): Promise<string | null> {
+export async function tryGit(root: string, args: readonly string[], options: GitCallOptions = {}): Promise<string | null> {
   try {
-    return await runGit(root, args);
+    return await runGit(root, args, options);
   } catch (err) {
     if (err instanceof ScopeError && err.code === 'git_failed') return null;
     throw err;
@@ -58,7 +107,7 @@ export async function tryGit(root: string, args: readonly string[]): Promise<str
 export async function streamGitLines(root: string, args: readonly string[], onLine: (line: string) => void): Promise<boolean> {
   await assertRootExists(root);
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--no-optional-locks', '-c', 'core.fsmonitor=false', ...args], { cwd: root, env: readOnlyGitEnv(), windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', gitArgs(args, {}), { cwd: root, env: readOnlyGitEnv(), windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {

@@ -22,4 +22,5 @@ export { scopeCoverage, NON_SOURCE_FOLDERS, ROOT_FOLDER } from './coverage';
 export type { ScopeCoverage, FolderCoverage } from './coverage';
 export { gitSignals, coChangedWith, DEFAULT_MAX_SIGNAL_COMMITS, DEFAULT_MAX_COCHANGE_FILES } from './signals';
 export type { GitSignals, GitSignalsOptions, FileGitSignal, CoChangePair } from './signals';
-export { readOnlyGitEnv, runGit, streamGitLines, tryGit } from './git';
+export { READ_ONLY_GIT_FLAGS, readOnlyGitEnv, runGit, streamGitLines, tryGit, worktreeReadConfig } from './git';
+export type { GitCallOptions } from './git';
