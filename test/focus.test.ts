@@ -88,6 +88,14 @@ describe('Auto Focus across daemons', () => {
     expect(ambiguous.workspaces.every((w) => w.class === 'standby')).toBe(true);
     expect(ambiguous.this_workspace.reason).toMatch(/^Standby: .*2 workspaces/);
     expect(ambiguous.this_workspace.action).toMatch(/sous focus work-here/);
+    // Neither a page of another site (an <img> pointing at /mcp, a no-cors POST) nor a refused
+    // request is Sous's integration at work: nothing is selected by them.
+    const img = await rawRequest({ port: ports[1] as number, path: '/mcp', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' } });
+    expect(img.status).toBe(405);
+    const noCors = await rawRequest({ port: ports[1] as number, method: 'POST', path: '/mcp', headers: { origin: 'http://localhost', 'content-type': 'text/plain' }, body: '{}' });
+    expect(noCors.json.error.code).toBe('forbidden_origin');
+    expect((await post(1, '/v1/context', { prompt: '' })).status).toBe(400);
+    expect((await focus(1)).selected).toBeNull();
     // A context request for the second workspace is an integration signal: now it is clear.
     expect((await post(1, '/v1/context', { prompt: 'app1' })).status).toBe(200);
     const chosen = await until(async () => {

@@ -2,7 +2,7 @@ import type * as http from 'node:http';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ensureConfigFile, loadConfig, watchConfig, type ConfigWatcher, type SousConfig, type SousPaths } from '@sous/config';
-import { configHostPolicy, createApp, listen, boundPort, closeServer, isLoopbackHost } from '@sous/http';
+import { configHostPolicy, createApp, fromForeignPage, listen, listRoutes, boundPort, closeServer, isLoopbackHost, type RouteInfo } from '@sous/http';
 import { createJobQueue, type JobQueue } from '@sous/jobs';
 import { createLogger, type Logger } from '@sous/logging';
 import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
@@ -53,6 +53,8 @@ export interface DaemonContext {
 export interface RunningDaemon {
   port: number;
   context: DaemonContext;
+  /** Every HTTP route the daemon serves. */
+  routes: RouteInfo[];
   /** Graceful stop: HTTP first, then jobs (grace, then cancel), watcher, store. */
   close(reason?: string): Promise<void>;
 }
@@ -176,15 +178,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
     let mcp: { close(): Promise<void> } | undefined;
     cleanup.unshift(async () => mcp?.close());
+    const policy = configHostPolicy(() => config, () => port);
     const app = createApp({
       logger,
-      ...configHostPolicy(() => config, () => port),
+      ...policy,
       routes: (a) => {
-        // Sous's own integrations at work for this workspace (an MCP or context request, or any client
-        // naming itself with X-Sous-Client) are an Auto Focus signal.
-        a.use((req, _res, next) => {
+        // Sous's own integrations at work for this workspace (an MCP request, or any client naming
+        // itself with X-Sous-Client) are an Auto Focus signal. Noted once the request was accepted:
+        // a refused request, a GET to /mcp or a page of another site changes nothing.
+        a.use((req, res, next) => {
           // (`/v1/context` notes its requests itself: repeats are answered before this middleware.)
-          if (req.path !== '/v1/context' && (req.get('x-sous-client') !== undefined || req.path === '/mcp')) focus.noteIntegration();
+          if (req.path !== '/v1/context' && (req.get('x-sous-client') !== undefined || (req.path === '/mcp' && req.method === 'POST'))) {
+            res.once('finish', () => {
+              if (res.statusCode < 400 && !fromForeignPage(req.headers, policy)) focus.noteIntegration();
+            });
+          }
           next();
         });
         cockpitRoutes(a);
@@ -237,6 +245,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     return {
       port,
       context,
+      routes: listRoutes(app),
       close(reason = 'shutdown') {
         closing ??= (async () => {
           logger.info({ reason }, 'daemon stopping');

@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type Response, type NextFunction } from 'express';
 import { ApiError } from '@sous/protocol';
 import type { Logger } from '@sous/logging';
-import { errorHandler, notFoundHandler } from './errors';
+import { errorHandler, notFoundHandler, refuseUnsafeJson } from './errors';
 import { enableFastLanes } from './fast-lane';
 import { hostGuard, originGuard, type HostPolicy } from './guards';
 
@@ -18,7 +18,8 @@ export interface AppOptions extends HostPolicy {
 
 /**
  * The express app every Sous surface uses: Host and Origin guards first, a strict JSON body
- * parser with a size limit, the surface's routes, then one JSON error shape for everything.
+ * parser with a size limit that refuses forbidden keys and NUL characters, the surface's routes,
+ * then one JSON error shape for everything.
  */
 export function createApp(options: AppOptions): Express {
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -29,12 +30,36 @@ export function createApp(options: AppOptions): Express {
   app.use(hostGuard(options));
   app.use(originGuard(options));
   app.use(requireJsonContentType);
-  app.use(express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+  // inflate: false: a compressed body (Content-Encoding other than identity) is a 415, so a corrupt
+  // or bomb-sized gzip body never reaches zlib.
+  app.use(express.json({ limit, strict: true, inflate: false, type: ['application/json', 'application/*+json'] }));
+  app.use(refuseUnsafeInput);
   app.use(requestLog(options.logger));
   options.routes(app);
   app.use(notFoundHandler);
   app.use(errorHandler(options.logger, limit));
   return app;
+}
+
+/** One route of an app: its method in capitals and its express path (`/jobs/:id`). */
+export interface RouteInfo {
+  method: string;
+  path: string;
+}
+
+/**
+ * Every route `app` serves, in registration order (tests enumerate them to cover new routes
+ * automatically; express 5 keeps them in `app.router.stack`).
+ */
+export function listRoutes(app: Express): RouteInfo[] {
+  const stack = (app as unknown as { router?: { stack?: Array<{ route?: { path?: unknown; methods?: Record<string, boolean> } }> } }).router?.stack ?? [];
+  const routes: RouteInfo[] = [];
+  for (const layer of stack) {
+    const route = layer.route;
+    if (route === undefined || typeof route.path !== 'string') continue;
+    for (const [method, on] of Object.entries(route.methods ?? {})) if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: route.path });
+  }
+  return routes;
 }
 
 /** A POST with a body must say it is JSON; otherwise the body would be silently ignored. */
@@ -44,6 +69,13 @@ function requireJsonContentType(req: Request, _res: Response, next: NextFunction
     next(new ApiError('unsupported_media_type', `request body must be JSON (Content-Type: application/json), got ${JSON.stringify(req.headers['content-type'] ?? 'none')}`, 'header.content-type'));
     return;
   }
+  next();
+}
+
+/** No route sees a forbidden key or a NUL character in a body or query (errors.ts refuseUnsafeJson). */
+function refuseUnsafeInput(req: Request, _res: Response, next: NextFunction): void {
+  refuseUnsafeJson(req.body, 'body');
+  refuseUnsafeJson(req.query, 'query');
   next();
 }
 

@@ -229,7 +229,7 @@ function requestBody(req: Request): unknown {
 }
 
 export interface ContextRouteOptions {
-  /** Called for every request (Auto Focus counts them as integration activity). */
+  /** Called for every accepted request (Auto Focus counts them as integration activity). */
   onRequest?: () => void;
 }
 
@@ -295,9 +295,10 @@ export function contextRoutes(app: Express, source: ContextSource, { onRequest =
   );
 
   app.post('/v1/context', async (req, res) => {
-    onRequest();
     if (!req.is('application/json')) throw new ApiError('unsupported_media_type', 'send the request as JSON with Content-Type: application/json', 'header.content-type');
     const body = validate(contextBody, requestBody(req), 'body') as ContextBody;
+    // Only an accepted request is integration activity: a refused one changes nothing.
+    onRequest();
     const status = available(source.status());
     const policy = source.policy();
     const semanticKey = source.semantic?.key() ?? null;

@@ -1,8 +1,8 @@
-export { createApp, DEFAULT_BODY_LIMIT_BYTES } from './app';
-export type { AppOptions } from './app';
-export { hostGuard, originGuard, hostAllowed, configHostPolicy } from './guards';
-export type { HostPolicy } from './guards';
-export { errorHandler, notFoundHandler, toApiError, validate } from './errors';
+export { createApp, listRoutes, DEFAULT_BODY_LIMIT_BYTES } from './app';
+export type { AppOptions, RouteInfo } from './app';
+export { hostGuard, originGuard, hostAllowed, fromForeignPage, configHostPolicy } from './guards';
+export type { HostPolicy, GuardHeaders } from './guards';
+export { errorHandler, notFoundHandler, toApiError, validate, refuseUnsafeJson } from './errors';
 export { listen, portFree, findFreePort, boundPort, closeServer, holdStream, isLoopbackHost, PortInUseError } from './listen';
 export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface } from './surface';

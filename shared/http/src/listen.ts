@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { Express } from 'express';
+import { toApiError } from './errors';
 import { requestListener } from './fast-lane';
 
 /** The port is taken by another process. `nextFree` is the next port that was free when checked. */
@@ -36,6 +37,7 @@ export async function findFreePort(host: string, start: number, attempts = 50): 
 export function listen(app: Express, host: string, port: number): Promise<http.Server> {
   return new Promise((resolve, reject) => {
     const server = http.createServer(requestListener(app));
+    server.on('clientError', answerClientError);
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         void findFreePort(host, port + 1).then((next) => reject(new PortInUseError(host, port, next)));
@@ -43,6 +45,28 @@ export function listen(app: Express, host: string, port: number): Promise<http.S
     });
     server.listen({ host, port }, () => resolve(server));
   });
+}
+
+/**
+ * What node's HTTP parser refuses before express sees a request (an unknown method, a malformed
+ * header, headers over the size limit) gets the one JSON error shape too, instead of node's
+ * bodiless `400 Bad Request`.
+ */
+function answerClientError(err: Error & { code?: string; rawPacket?: unknown }, socket: import('node:stream').Duplex): void {
+  const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || !socket.writable || started) {
+    socket.destroy();
+    return;
+  }
+  const apiError = toApiError(err);
+  const body = JSON.stringify(apiError.toBody());
+  // The answer to a HEAD request has no body (a client would read one as the next response); the
+  // packet the parser failed on starts with the request line.
+  const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(
+    `HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status] ?? ''}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
 }
 
 /** The port a listening server got (useful with port 0 in tests). */

@@ -3,7 +3,7 @@ import { loadConfig, type SousConfig } from '@sous/config';
 import { createLogger, type Logger } from '@sous/logging';
 import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
 import { processPaths, type ProcessOptions } from '@sous/runtime';
-import { createApp } from './app';
+import { createApp, listRoutes, type RouteInfo } from './app';
 import { configHostPolicy } from './guards';
 import { listen, boundPort, closeServer } from './listen';
 
@@ -11,6 +11,8 @@ import { listen, boundPort, closeServer } from './listen';
 export interface RunningSurface {
   port: number;
   logger: Logger;
+  /** The routes this process serves itself (absent for a primary whose workers serve). */
+  routes?: RouteInfo[];
   close(): Promise<void>;
 }
 
@@ -37,7 +39,7 @@ export async function startSurface(name: string, options: ProcessOptions, routes
   const server = await listen(app, options.host, options.port);
   port = boundPort(server);
   logger.info({ host: options.host, port }, `${name} started`);
-  return { port, logger, close: () => closeServer(server) };
+  return { port, logger, routes: listRoutes(app), close: () => closeServer(server) };
 }
 
 /** Runs a surface as a process: one-line error and exit 2 when it cannot start; clean stop on SIGTERM. */

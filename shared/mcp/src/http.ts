@@ -38,7 +38,12 @@ export function mcpHttpRoutes(app: Express, makeServer: () => Server): { close()
   app.get(MCP_HTTP_PATH, stateless);
   app.delete(MCP_HTTP_PATH, stateless);
 
-  app.get(MCP_SSE_PATH, async (_req: Request, res: Response) => {
+  app.get(MCP_SSE_PATH, async (req: Request, res: Response) => {
+    // HEAD (express routes it here): the head is the whole answer; a stream would never send it.
+    if (req.method === 'HEAD') {
+      res.status(200).type('text/event-stream').end();
+      return;
+    }
     const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res);
     const server = makeServer();
     sessions.set(transport.sessionId, { transport, server });

@@ -9,6 +9,7 @@
 import Joi from 'joi';
 import joiToJson from 'joi-to-json';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { findUnsafeJson } from '@sous/protocol';
 import { DaemonRequestError, DaemonUnreachableError, type DaemonClient } from '@sous/runtime';
 import { idProblem, listedName, resolveToolName, type ToolNameStyle } from './names';
 
@@ -141,6 +142,12 @@ export class ToolRegistry {
     const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
     if (typeof args !== 'object' || Array.isArray(args)) {
       return errorResult('invalid_arguments', `Invalid arguments for ${listed}: the arguments must be a JSON object.`, 'Fix them and call again.');
+    }
+    // Forbidden keys and NUL characters first: joi drops a `__proto__` key silently (docs/errors.md).
+    const unsafe = findUnsafeJson(args);
+    if (unsafe !== undefined) {
+      const field = unsafe.path.join('.');
+      return errorResult('invalid_arguments', `Invalid arguments for ${listed}: \`${field}\` ${unsafe.problem}.`, 'Fix them and call again.', { fields: [field] });
     }
     const checked = def.input.validate(args, VALIDATE);
     if (checked.error) {

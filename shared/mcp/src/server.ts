@@ -6,7 +6,7 @@
  * within seconds instead of a hanging agent. Listing tools never needs the daemon.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonClient } from '@sous/runtime';
 import { listedName, type ToolNameStyle } from './names';
 import { DaemonStartError, DaemonWaitError, ToolRegistry, type DaemonApi } from './registry';
@@ -107,6 +107,14 @@ export function createSousMcpServer(options: SousMcpServerOptions): Server {
     { capabilities: { tools: {} }, instructions: serverInstructions(style, options.workspace) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list(style) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => registry.call(request.params.name, request.params.arguments, { daemon, workspace: options.workspace }));
+  // tools/call goes through the fallback handler on purpose: for a registered handler the SDK (1.32)
+  // parses the request schema first and answers `arguments` that are not an object with JSON-RPC's
+  // *internal* error (-32603). The registry answers every malformed call itself, as invalid arguments.
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as { name?: unknown; arguments?: unknown };
+    if (typeof params.name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a listed tool');
+    return registry.call(params.name, params.arguments, { daemon, workspace: options.workspace });
+  };
   return server;
 }

@@ -17,6 +17,7 @@ export interface ApiErrorBody {
 
 /** Stable error codes and the HTTP status each maps to. */
 export const API_ERROR_STATUS = {
+  invalid_request: 400,
   invalid_json: 400,
   invalid_body: 400,
   invalid_query: 400,
@@ -26,9 +27,11 @@ export const API_ERROR_STATUS = {
   forbidden_origin: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
   not_implemented: 501,

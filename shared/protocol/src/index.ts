@@ -5,3 +5,5 @@ export { SOUS_VERSION } from './version';
 export { compileRedactPatterns, redactText, redactUrl } from './redaction';
 export { MAX_PROMPT_CHARS, MAX_TOP_N, DEFAULT_TOP_N, MAX_BUDGET_TOKENS } from './context';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, PRIVATE_UMASK, ensurePrivateDir, restrictTree } from './private-files';
+export { FORBIDDEN_JSON_KEYS, findUnsafeJson } from './json-safety';
+export type { UnsafeJson } from './json-safety';

@@ -13,12 +13,19 @@ const HEARTBEAT_MS = 15_000;
  */
 export function eventRoutes(app: Express, ctx: DaemonContext): void {
   app.get('/events', (req, res) => {
-    res.writeHead(200, {
+    const head = {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-    });
+    };
+    // HEAD (express routes it here): the head is the whole answer. Node ignores a HEAD response's
+    // writes and would never send it, so the stream would hang until the client gave up.
+    if (req.method === 'HEAD') {
+      res.writeHead(200, head).end();
+      return;
+    }
+    res.writeHead(200, head);
     holdStream(res);
     res.write(`event: hello\ndata: ${JSON.stringify({ workspace: ctx.paths.root, events: ENGINE_EVENT_TYPES })}\n\n`);
     const unsubscribe = ctx.preparation.events.subscribe((event) => {

@@ -61,5 +61,8 @@ export function query(params: Record<string, string | number | boolean | readonl
   return s ? `?${s}` : '';
 }
 
-/** A path segment for an id taken from an agent. */
-export const seg = (id: string): string => encodeURIComponent(id);
+/**
+ * A path segment for an id taken from an agent. A lone surrogate (valid in JSON, not in UTF-8)
+ * becomes U+FFFD first: encodeURIComponent throws on it, and no id contains one.
+ */
+export const seg = (id: string): string => encodeURIComponent(id.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
