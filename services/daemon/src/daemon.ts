@@ -57,6 +57,12 @@ export interface RunningDaemon {
   close(reason?: string): Promise<void>;
 }
 
+/** How the daemon was started (services/daemon/src/supervision.ts). */
+export interface DaemonSupervision {
+  /** The supervisor that started this daemon; recorded in `run/daemon.json`. Default: none. */
+  supervisorPid?: number;
+}
+
 /** Grace period for running jobs at shutdown before they are cancelled. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -64,7 +70,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  * Starts the daemon: config (with hot reload), logs, store, job queue, HTTP interface.
  * Throws a one-line error (port busy, store locked, invalid config) before anything is left half-open.
  */
-export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+export async function startDaemon(options: DaemonOptions, supervision: DaemonSupervision = {}): Promise<RunningDaemon> {
   const paths = processPaths(options);
   if (!fs.existsSync(paths.root)) throw new Error(`workspace ${paths.root} does not exist`);
   await ensureConfigFile(paths);
@@ -230,7 +236,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     cleanup.unshift(async () => backend.stop());
     await queue.enqueue('maintenance.probe_backend', {});
 
-    writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root });
+    writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root, supervisor_pid: supervision.supervisorPid ?? null });
     logger.info({ host: options.host, port, store: store.kind, queue: queue.kind, workspace: paths.root }, 'daemon started');
 
     let closing: Promise<void> | undefined;
