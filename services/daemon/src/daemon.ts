@@ -11,6 +11,7 @@ import { openStore, type Store } from '@sous/store';
 import { BackendMonitor } from './backend-monitor';
 import type { ProcessOptions as DaemonOptions } from '@sous/runtime';
 import { registerMaintenanceJobs } from './maintenance-jobs';
+import { mirrorJobs, settleLeftovers } from './job-records';
 import { statusRoutes } from './routes/status';
 import { jobRoutes } from './routes/jobs';
 import { cockpitRoutes } from './routes/cockpit';
@@ -98,20 +99,9 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       timeoutSeconds: () => config.compute.max_cycle_seconds,
       onError: (err) => logger.warn({ error: err.message }, 'job queue problem'),
     });
-    // Job states are mirrored into the store one write after another: concurrent upserts could land
-    // out of order and record `running` over `completed`. Flushed after the queue closes, before the store.
-    let jobWrites: Promise<void> = Promise.resolve();
-    cleanup.unshift(() => jobWrites);
+    const jobWrites = mirrorJobs(queue, store, logger);
+    cleanup.unshift(() => jobWrites());
     cleanup.unshift(() => queue.close({ graceMs: SHUTDOWN_GRACE_MS }));
-    queue.onJob((info) => {
-      logger.info({ job: info.id, name: info.name, state: info.state, error: info.error }, 'job');
-      jobWrites = jobWrites.then(() =>
-        store.jobs.upsert(info).then(
-          () => undefined,
-          (err: unknown) => logger.warn({ job: info.id, error: err instanceof Error ? err.message : String(err) }, 'job record not stored'),
-        ),
-      );
-    });
 
     const backend = new BackendMonitor(() => config);
     // Built in the background: /status reports `index.state` while it catches up.
@@ -178,6 +168,8 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       boundPort: () => port,
     };
     registerMaintenanceJobs(context);
+    // Before the queue starts: every record still queued or running is a killed daemon's.
+    await settleLeftovers(queue, store, logger);
     await queue.start();
 
     let mcp: { close(): Promise<void> } | undefined;
