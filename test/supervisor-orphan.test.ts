@@ -102,7 +102,7 @@ describe('the daemon of a killed supervisor', () => {
     // A config the daemon refuses at start: the next restart exits 2 and the supervisor gives up.
     fs.writeFileSync(path.join(repo, '.sous', 'config.toml'), '[compute]\ncpu_fraction = 7\n');
     process.kill(restarted, 'SIGKILL');
-    await until(() => (supervisorLog(repo).some((l) => l.msg === 'gave up; sous up starts it again') ? true : undefined), 60_000, 100);
+    await until(() => (supervisorLog(repo).some((l) => l.msg === 'gave up; run sous up to start the daemon again') ? true : undefined), 60_000, 100);
     expect(supervisorLog(repo).filter((l) => l.msg === 'daemon exited').pop()).toMatchObject({ code: 2, signal: null });
 
     const text = fs.readFileSync(path.join(repo, '.sous', 'logs', 'supervisor.log'), 'utf8');

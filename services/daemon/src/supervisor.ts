@@ -139,7 +139,7 @@ function startChild(): void {
 function giveUp(reason: string): void {
   state.state = 'gave_up';
   save();
-  log.error({ reason, restarts: state.restarts }, 'gave up; sous up starts it again');
+  log.error({ reason, restarts: state.restarts }, 'gave up; run sous up to start the daemon again');
   process.exit(1);
 }
 
