@@ -194,6 +194,18 @@ describe('sous refuses bad starts with one clear line', () => {
     }
   });
 
+  test('doctor never suggests a glob the scope already has: a file named with a newline is inside src/**', async () => {
+    const repo = makeGitRepo();
+    try {
+      fs.writeFileSync(path.join(repo, 'src', 'a\nb.py'), 'def odd_name():\n    return 1\n');
+      expect((await sous(['init', '--path', repo, '--non-interactive'])).code).toBe(0);
+      const scope = (await sous(['doctor', '--path', repo, '--json'])).json.checks.find((c: { name: string }) => c.name === 'scope');
+      expect(scope).toEqual({ name: 'scope', status: 'ok', detail: '2 of 3 files in privacy.allowed_paths (src/**, docs/**)' });
+    } finally {
+      rmTempDir(repo);
+    }
+  });
+
   test('doctor reports code the privacy scope leaves out and suggests globs, never widening it itself', async () => {
     const repo = makeGitRepo();
     try {

@@ -17,6 +17,10 @@ export interface FakeBackend {
   embedded: string[];
   /** While true, POST /v1/embeddings answers 500 (a runtime that lost its embedding model). */
   failEmbeddings: boolean;
+  /** While true, POST /v1/embeddings is never answered (a runtime stuck mid-request); close() ends them. */
+  holdEmbeddings: boolean;
+  /** How many embedding requests are being held now. */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
   const embedded: string[] = [];
   const dims = options.embeddingDims ?? 128;
   const synonyms = options.synonyms ?? {};
+  const held = new Set<http.ServerResponse>();
   let fake: FakeBackend | undefined;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -92,6 +97,11 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
       if (req.method === 'POST' && url.pathname === '/v1/embeddings') {
         const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
         if (fake?.failEmbeddings) return send(res, 500, { error: { message: 'embedding model not loaded', type: 'server_error' } });
+        if (fake?.holdEmbeddings) {
+          held.add(res);
+          res.once('close', () => held.delete(res));
+          return;
+        }
         embedded.push(...input);
         return send(res, 200, {
           object: 'list', model: body.model,
@@ -112,6 +122,8 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         bodies,
         embedded,
         failEmbeddings: false,
+        holdEmbeddings: false,
+        held: () => held.size,
         close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
       };
       resolve(fake);

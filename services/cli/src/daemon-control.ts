@@ -11,6 +11,8 @@ export const START_TIMEOUT_MS = 60_000;
 /** How long `sous down` waits for a graceful stop before killing. */
 export const STOP_TIMEOUT_MS = 30_000;
 const POLL_MS = 150;
+/** How long `terminate` waits for a SIGKILLed process to be gone. */
+const KILL_WAIT_MS = 5_000;
 
 /** The processes of a workspace's daemon, as far as the run-state files and liveness say. */
 export interface DaemonProcesses {
@@ -18,12 +20,22 @@ export interface DaemonProcesses {
   daemon?: DaemonRunState;
   supervisorAlive: boolean;
   daemonAlive: boolean;
+  /**
+   * The daemon runs but the supervisor that started it is gone (killed): it is stopping by itself, or
+   * (a daemon of an older build) would run on with nothing to restart it. A daemon started directly
+   * (a container) was never supervised and is not orphaned.
+   */
+  daemonOrphaned: boolean;
 }
 
 export function findProcesses(paths: SousPaths): DaemonProcesses {
   const supervisor = readRunState(paths, 'supervisor');
   const daemon = readRunState(paths, 'daemon');
-  const result: DaemonProcesses = { supervisorAlive: pidAlive(supervisor?.pid), daemonAlive: pidAlive(daemon?.pid) };
+  const supervisorAlive = pidAlive(supervisor?.pid);
+  const daemonAlive = pidAlive(daemon?.pid);
+  const ownSupervisorGone = typeof daemon?.supervisor_pid === 'number' && !pidAlive(daemon.supervisor_pid);
+  const leftBySupervisor = supervisor !== undefined && !supervisorAlive && supervisor.daemon_pid === daemon?.pid;
+  const result: DaemonProcesses = { supervisorAlive, daemonAlive, daemonOrphaned: daemonAlive && (ownSupervisorGone || leftBySupervisor) };
   if (supervisor) result.supervisor = supervisor;
   if (daemon) result.daemon = daemon;
   return result;
@@ -104,6 +116,9 @@ export async function terminate(pid: number, timeoutMs = STOP_TIMEOUT_MS): Promi
   } catch {
     // exited meanwhile
   }
+  // SIGKILL is delivered asynchronously: wait (briefly) until the process, and its port, are gone.
+  const killDeadline = Date.now() + KILL_WAIT_MS;
+  while (pidAlive(pid) && Date.now() < killDeadline) await delay(POLL_MS / 3);
   return false;
 }
 

@@ -14,7 +14,7 @@ export function printTable(rows: Array<[string, string]>): void {
   for (const [k, v] of rows) printLine(`${k.padEnd(width)}  ${v}`);
 }
 
-/** One line on stderr for a failed command: `sous: <message>`. */
+/** One line on stderr: `sous: <message>` (why a command failed, or what it waits for). */
 export function printError(message: string): void {
   const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
   process.stderr.write(`sous: ${oneLine}\n`);

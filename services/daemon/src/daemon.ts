@@ -11,6 +11,7 @@ import { openStore, type Store } from '@sous/store';
 import { BackendMonitor } from './backend-monitor';
 import type { ProcessOptions as DaemonOptions } from '@sous/runtime';
 import { registerMaintenanceJobs } from './maintenance-jobs';
+import { mirrorJobs, settleLeftovers } from './job-records';
 import { statusRoutes } from './routes/status';
 import { jobRoutes } from './routes/jobs';
 import { cockpitRoutes } from './routes/cockpit';
@@ -59,6 +60,12 @@ export interface RunningDaemon {
   close(reason?: string): Promise<void>;
 }
 
+/** How the daemon was started (services/daemon/src/supervision.ts). */
+export interface DaemonSupervision {
+  /** The supervisor that started this daemon; recorded in `run/daemon.json`. Default: none. */
+  supervisorPid?: number;
+}
+
 /** Grace period for running jobs at shutdown before they are cancelled. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -66,7 +73,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  * Starts the daemon: config (with hot reload), logs, store, job queue, HTTP interface.
  * Throws a one-line error (port busy, store locked, invalid config) before anything is left half-open.
  */
-export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+export async function startDaemon(options: DaemonOptions, supervision: DaemonSupervision = {}): Promise<RunningDaemon> {
   const paths = processPaths(options);
   if (!fs.existsSync(paths.root)) throw new Error(`workspace ${paths.root} does not exist`);
   await ensureConfigFile(paths);
@@ -94,20 +101,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       timeoutSeconds: () => config.compute.max_cycle_seconds,
       onError: (err) => logger.warn({ error: err.message }, 'job queue problem'),
     });
-    // Job states are mirrored into the store one write after another: concurrent upserts could land
-    // out of order and record `running` over `completed`. Flushed after the queue closes, before the store.
-    let jobWrites: Promise<void> = Promise.resolve();
-    cleanup.unshift(() => jobWrites);
+    const jobWrites = mirrorJobs(queue, store, logger);
+    cleanup.unshift(() => jobWrites());
     cleanup.unshift(() => queue.close({ graceMs: SHUTDOWN_GRACE_MS }));
-    queue.onJob((info) => {
-      logger.info({ job: info.id, name: info.name, state: info.state, error: info.error }, 'job');
-      jobWrites = jobWrites.then(() =>
-        store.jobs.upsert(info).then(
-          () => undefined,
-          (err: unknown) => logger.warn({ job: info.id, error: err instanceof Error ? err.message : String(err) }, 'job record not stored'),
-        ),
-      );
-    });
 
     const backend = new BackendMonitor(() => config);
     // Built in the background: /status reports `index.state` while it catches up.
@@ -174,6 +170,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       boundPort: () => port,
     };
     registerMaintenanceJobs(context);
+    // Before the queue starts: every record still queued or running is a killed daemon's.
+    await settleLeftovers(queue, store, logger);
     await queue.start();
 
     let mcp: { close(): Promise<void> } | undefined;
@@ -238,7 +236,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     cleanup.unshift(async () => backend.stop());
     await queue.enqueue('maintenance.probe_backend', {});
 
-    writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root });
+    writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root, supervisor_pid: supervision.supervisorPid ?? null });
     logger.info({ host: options.host, port, store: store.kind, queue: queue.kind, workspace: paths.root }, 'daemon started');
 
     let closing: Promise<void> | undefined;

@@ -2,17 +2,27 @@
 /**
  * Daemon entry point: `node services/daemon/dist/main.js --path <repo> [--host] [--port] [--state-dir]`.
  * Usually started by the supervisor that `sous up` launches; containers run it directly.
- * Exit codes: 0 clean stop, 2 could not start (one line on stderr says why).
+ * Exit codes: 0 clean stop (also when its supervisor is gone), 2 could not start (one line on
+ * stderr says why).
  */
 import { parseProcessOptions } from '@sous/runtime';
 import { DEFAULT_DAEMON_PORT, PRIVATE_UMASK } from '@sous/protocol';
 import { startDaemon, type RunningDaemon } from './daemon';
+import { onSupervisorGone, supervisorPid } from './supervision';
 
 async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
+  const supervisor = supervisorPid();
+  // Registered before the (slow) start: a supervisor killed meanwhile is acted on once started.
+  let orphaned = false;
+  let stopForOrphan: (() => void) | undefined;
+  onSupervisorGone(() => {
+    orphaned = true;
+    stopForOrphan?.();
+  });
   let daemon: RunningDaemon;
   try {
-    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }));
+    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }), supervisor === undefined ? {} : { supervisorPid: supervisor });
   } catch (err) {
     process.stderr.write(`sous daemon: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
@@ -24,6 +34,11 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
+  stopForOrphan = () => {
+    daemon.context.logger.warn({ supervisor_pid: supervisor }, 'the supervisor is gone; stopping (sous up starts a supervised daemon again)');
+    stop('supervisor gone');
+  };
+  if (orphaned) stopForOrphan();
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.on('uncaughtException', (err) => {

@@ -1,8 +1,10 @@
 /**
  * Stable codes of configuration errors. They are internal (never cross the wire as-is); surfaces map
  * them: the CLI prints the message, the HTTP layer maps `invalid_value` / `unknown_key` to 400.
+ * `empty_file`: a config file that sets no key at all (refused like a broken one, never read as
+ * "all defaults").
  */
-export type ConfigErrorCode = 'toml_syntax' | 'invalid_value' | 'unknown_key' | 'io';
+export type ConfigErrorCode = 'toml_syntax' | 'invalid_value' | 'unknown_key' | 'io' | 'empty_file';
 
 /** Where a configuration error was found. Every field is optional: a CLI value has no file. */
 export interface ConfigErrorWhere {

@@ -23,7 +23,26 @@ export function parseConfigToml(text: string, fileForMessages: string): SousConf
     }
     throw err;
   }
+  if (!setsAnyKey(raw)) {
+    throw new ConfigError(
+      'empty_file',
+      `${fileForMessages} sets no key (it is empty, or holds only comments or section headers); Sous refuses it rather than reset every setting, privacy.excluded_patterns included, to its default: restore it (sous config edit), or delete it and run sous init for a fresh file with every default`,
+      { file: fileForMessages },
+    );
+  }
   return validateConfigObject(raw, fileForMessages);
+}
+
+/**
+ * Whether a parsed TOML document sets at least one key to a value (a table with nothing in it sets
+ * none). A truncated or emptied file would otherwise parse as "all defaults" and silently drop the
+ * user's exclusions; a missing file still means the defaults (see `loadConfig`).
+ */
+function setsAnyKey(node: unknown): boolean {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return true;
+  const proto = Object.getPrototypeOf(node) as unknown;
+  if (proto !== null && proto !== Object.prototype) return true; // a TOML date
+  return Object.values(node).some(setsAnyKey);
 }
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;

@@ -14,6 +14,29 @@ describe('config files', () => {
     expect(loadConfig(path.join(root, '.sous', 'config.toml'))).toEqual(defaultConfig());
   });
 
+  it('refuses a file that sets no key (empty, blank, comments or headers only) like a broken one', async () => {
+    const paths = sousPaths(root);
+    await ensureConfigFile(paths);
+    await setConfigValue(paths.config, 'privacy.excluded_patterns', '["*.env","internal/**"]');
+    for (const text of ['', '  \n\n\t\n', '# all my settings\n# were here\n', '[privacy]\n[compute]\n']) {
+      fs.writeFileSync(paths.config, text);
+      let caught: unknown;
+      try {
+        loadConfig(paths.config);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect(caught).toMatchObject({ code: 'empty_file', file: paths.config });
+      expect((caught as Error).message).toContain(`${paths.config} sets no key`);
+      // `sous config edit` cannot save such a file either.
+      await expect(writeConfigText(paths.config, text)).rejects.toMatchObject({ code: 'empty_file' });
+    }
+    // One key is enough: the others take their defaults, as always.
+    fs.writeFileSync(paths.config, '[compute]\ncpu_fraction = 0.5\n');
+    expect(loadConfig(paths.config).compute.cpu_fraction).toBe(0.5);
+  });
+
   it('creates .sous/ with a .gitignore and the default config, touching nothing else, and only once', async () => {
     const paths = sousPaths(root);
     expect(await ensureConfigFile(paths)).toEqual({ created: true });

@@ -89,6 +89,28 @@ describe.each([
     expect(fixed.kind === 'change' && fixed.cfg.compute.cpu_fraction).toBe(0.75);
     expect(watcher.current()?.compute.cpu_fraction).toBe(0.75);
   });
+
+  it('refuses an emptied file and keeps the last good configuration, exclusions included', async () => {
+    const paths = sousPaths(root);
+    await ensureConfigFile(paths);
+    await setConfigValue(paths.config, 'privacy.excluded_patterns', '["*.env","internal/**"]');
+    const events = new Events();
+    watcher = watchConfig(paths.config, events.handlers, { polling });
+
+    fs.writeFileSync(paths.config, ''); // an editor that crashed mid-save, or `> config.toml`
+    const emptied = await events.next(1000);
+    expect(emptied.kind).toBe('error');
+    if (emptied.kind === 'error') {
+      expect(emptied.err.code).toBe('empty_file');
+      expect(emptied.err.message).toContain('keeping the last good configuration');
+    }
+    expect(watcher.current()?.privacy.excluded_patterns).toEqual(['*.env', 'internal/**']);
+
+    fs.writeFileSync(paths.config, '# nothing but a comment\n');
+    const commented = await events.next(1000);
+    expect(commented.kind === 'error' && commented.err.code).toBe('empty_file');
+    expect(watcher.current()?.privacy.excluded_patterns).toEqual(['*.env', 'internal/**']);
+  });
 });
 
 describe('watchConfig fallback', () => {

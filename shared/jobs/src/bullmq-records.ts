@@ -1,5 +1,6 @@
 import type { Job, JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { INTERRUPTED_ERROR } from './leftovers';
 import type { JobInfo, JobState } from './types';
 
 /**
@@ -14,9 +15,13 @@ export function stopReason(state: 'timed_out' | 'cancelled', message: string): s
   return `sous:${state}: ${message}`;
 }
 
+/** BullMQ's reason for a job whose worker died (its lock expired) more often than `maxStalledCount` (0). */
+const STALLED_REASON = 'job stalled more than allowable limit';
+
 /** Our state and error for a failed BullMQ job. */
 export function readFailure(failedReason: string | undefined): { state: 'failed' | 'timed_out' | 'cancelled'; error: string } {
   const reason = failedReason ?? 'failed without a reason';
+  if (reason === STALLED_REASON) return { state: 'failed', error: INTERRUPTED_ERROR };
   const match = STOP_MARKER.exec(reason);
   if (!match) return { state: 'failed', error: reason };
   return { state: match[1] as 'timed_out' | 'cancelled', error: reason.slice(match[0].length) };

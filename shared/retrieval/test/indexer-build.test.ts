@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildRepositoryIndex, IndexError, type ContextResult } from '../src/indexer';
 import { COCHANGE_FACTOR, SIGNAL_WEIGHTS } from '../src/ranking';
+import { createScopePolicy } from '../src/scope';
 import { makeTempDir } from '../../../test/support/tmp';
 import { cleanupFixtures, defaultPolicy, fixture, git, resultPaths, SECRET, trackForCleanup, write } from './indexer-fixture';
 
@@ -24,6 +25,21 @@ function mtimes(dir: string): Map<string, number> {
 }
 
 describe('buildRepositoryIndex', () => {
+  test('indexes a file whose name holds a newline, and finds it', async () => {
+    const dir = fixture();
+    write(dir, 'src/a\nb.py', 'def reconcile_newline_ledger(rows):\n    return sum(rows)\n');
+    write(dir, 'a\nb.py', 'def settle_root_newline_account(rows):\n    return rows\n');
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', 'files with a newline in their names']);
+    const index = await buildRepositoryIndex(dir, defaultPolicy());
+    expect(index.snapshot().map((r) => r.path)).toContain('src/a\nb.py');
+    expect(paths(index.query('reconcile_newline_ledger', { topN: 3 }))[0]).toBe('src/a\nb.py');
+
+    const whole = await buildRepositoryIndex(dir, createScopePolicy({ allowedPaths: ['**'], excludedPatterns: [] }));
+    expect(whole.snapshot().map((r) => r.path)).toEqual(expect.arrayContaining(['a\nb.py', 'src/a\nb.py']));
+    expect(paths(whole.query('settle_root_newline_account', { topN: 3 }))[0]).toBe('a\nb.py');
+  });
+
   test('indexes in-scope files with symbols, the import graph and progress', async () => {
     const dir = fixture();
     const progress: Array<[number, number]> = [];

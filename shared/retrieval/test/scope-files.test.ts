@@ -181,6 +181,18 @@ describe('readScopedFile', () => {
 });
 
 describe('scopeCoverage', () => {
+  it('never suggests a glob already allowed: a file named with a newline is inside src/**', async () => {
+    const dir = initRepo();
+    write(dir, 'src/a\nb.py', 'def odd_name():\n    return 1\n');
+    write(dir, 'src/ok.py', 'pass\n');
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', 'odd name']);
+    expect(await listCandidateFiles(dir)).toEqual(['src/a\nb.py', 'src/ok.py']);
+
+    const coverage = await scopeCoverage(dir, scopePolicyFromConfig(defaultConfig()));
+    expect(coverage).toMatchObject({ total: 2, inScope: 2, outOfScope: 0, outOfScopeCode: 0, suggestedGlobs: [] });
+  });
+
   it('counts what the scope leaves out and suggests globs for lib/ and packages/ code', async () => {
     const dir = initRepo();
     write(dir, 'lib/a.ts', 'export {};\n');

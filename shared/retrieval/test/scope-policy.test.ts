@@ -19,6 +19,18 @@ describe('scope policy', () => {
     expect(policy.inScope('README.md')).toBe(false);
   });
 
+  it('matches file names holding a newline or another line break like any other name', () => {
+    // picomatch's `**` is built on `.`, which stops at line breaks unless the regex has the s flag.
+    for (const name of ['a\nb.py', 'a\rb.py', 'a\u2028b.py']) {
+      expect(policy.decide(`src/${name}`)).toEqual({ inScope: true });
+      expect(policy.decide(`src/deep/${name}`)).toEqual({ inScope: true });
+    }
+    // An exclusion with a slash must hold for them too: a line break never lets a private file in.
+    const p = createScopePolicy({ allowedPaths: ['src/*/*'], excludedPatterns: ['src/private/**', 'config/'] });
+    expect(p.decide('src/private/a\nb.key')).toEqual({ inScope: false, reason: 'excluded', pattern: 'src/private/**' });
+    expect(p.decide('src/public/a\nb.ts')).toEqual({ inScope: true });
+  });
+
   it('excludes slash-less patterns by name at any depth, files and folders', () => {
     expect(policy.decide('src/config/prod.env')).toEqual({ inScope: false, reason: 'excluded', pattern: '*.env' });
     expect(policy.decide('src/a/credentials.json')).toEqual({ inScope: false, reason: 'excluded', pattern: 'credentials*' });

@@ -11,6 +11,11 @@ export interface DaemonRunState {
   started_at: string;
   version: string;
   workspace: string;
+  /**
+   * The supervisor that started this daemon, or null when it was started directly (a container).
+   * A supervised daemon stops when its supervisor dies; `sous up` replaces one still stopping.
+   */
+  supervisor_pid?: number | null;
 }
 
 /** Written by the supervisor that `sous up` starts; removed when it stops. */
@@ -68,13 +73,32 @@ export function removeRunState(paths: SousPaths, which: RunFile, pid: number): v
   }
 }
 
-/** True when a process with this pid exists (signal 0 checks without touching it). */
+/**
+ * True when a process with this pid exists and has not exited (signal 0 checks without touching it).
+ * A zombie (exited, not yet reaped: a container whose PID 1 does not reap, or this sandbox) counts
+ * as dead, or a killed supervisor would look alive forever.
+ */
 export function pidAlive(pid: number | null | undefined): boolean {
   if (!pid || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * Linux only (elsewhere false): the process has exited and only its entry remains. A killed
+ * multi-threaded process shows `Z` while its other threads still tear down (and hold its files and
+ * ports): it counts as exited once one thread is left.
+ */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return /^State:\s*[ZX]/m.test(status) && /^Threads:\s*1$/m.test(status);
+  } catch {
+    return false;
   }
 }

@@ -29,14 +29,32 @@ export function readLockHolder(lockPath: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** True when a process with this pid exists (EPERM means it exists but belongs to someone else). */
+/**
+ * True when a process with this pid exists and has not exited (EPERM means it exists but belongs to
+ * someone else). A zombie (exited, never reaped: a container whose PID 1 does not reap) holds no lock.
+ */
 export function processAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * Linux only (elsewhere false): the process has exited and only its entry remains. A killed
+ * multi-threaded process shows `Z` while its other threads still tear down (and hold its files and
+ * ports): it counts as exited once one thread is left.
+ */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return /^State:\s*[ZX]/m.test(status) && /^Threads:\s*1$/m.test(status);
+  } catch {
+    return false;
   }
 }
 

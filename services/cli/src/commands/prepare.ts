@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import type { SousPaths } from '@sous/config';
 import { createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
 import { FINAL_JOB_STATES, type JobInfo } from '@sous/jobs';
-import { DaemonRequestError, type DaemonClient } from '@sous/runtime';
+import { DaemonRequestError } from '@sous/runtime';
 import { WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
 import { CliError } from '../cli-error';
-import { clientFor } from '../daemon-control';
-import { printJson, printLine } from '../output';
+import { DaemonSession } from '../daemon-session';
+import { printError, printJson, printLine } from '../output';
 import { withOfflineIndex } from '../offline-index';
 import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
@@ -144,16 +144,41 @@ interface CycleJobResult {
   deferred?: string;
 }
 
-/** With a daemon: queue a warm cycle, follow its job to the end, then list the ready cards it holds. */
-async function prepareWithDaemon(client: DaemonClient): Promise<Prepared> {
+/** `prepare.cycle` jobs lost with a daemon that was killed: gone from its queue, or failed as interrupted. */
+function lostWithRestart(job: JobInfo | undefined): boolean {
+  return job === undefined || (job.state === 'failed' && (job.error ?? '').startsWith('interrupted:'));
+}
+
+/**
+ * With a daemon: queue a warm cycle, follow its job to the end, then list the ready cards it holds.
+ * A daemon restart meanwhile (a crash; the supervisor brings it back) is ridden out: requests wait
+ * for the new daemon (DaemonSession), and a cycle lost with the old one is queued again.
+ */
+async function prepareWithDaemon(session: DaemonSession): Promise<Prepared> {
   try {
-    const queued = await client.post<{ job: { id: string; state: string } }>('/prepare', {});
+    const queue = () => session.call((c) => c.post<{ job: { id: string; state: string } }>('/prepare', {}));
+    let queued = await queue();
+    let restartsSeen = session.restarts;
     const deadline = Date.now() + JOB_WAIT_MS;
-    let job: JobInfo;
+    let job: JobInfo | undefined;
     for (;;) {
-      job = (await client.get<{ job: JobInfo }>(`/jobs/${encodeURIComponent(queued.job.id)}`)).job;
-      if (FINAL_JOB_STATES.includes(job.state)) break;
-      if (Date.now() >= deadline) throw new CliError(`the daemon's preparation cycle (job ${job.id}) is still ${job.state} after ${JOB_WAIT_MS / 60_000} minutes; follow it with sous jobs status`);
+      const id = queued.job.id;
+      job = await session.call((c) => c.get<{ job: JobInfo }>(`/jobs/${encodeURIComponent(id)}`)).then(
+        (body) => body.job,
+        (err: unknown) => {
+          // A daemon that restarted no longer knows a job of its in-process queue.
+          if (err instanceof DaemonRequestError && err.status === 404 && session.restarts > restartsSeen) return undefined;
+          throw err;
+        },
+      );
+      if (session.restarts > restartsSeen && lostWithRestart(job)) {
+        printError(`the daemon restarted and the preparation cycle (job ${id}) was lost with it; queueing it again`);
+        queued = await queue();
+        restartsSeen = session.restarts;
+        continue;
+      }
+      if (job && FINAL_JOB_STATES.includes(job.state)) break;
+      if (Date.now() >= deadline) throw new CliError(`the daemon's preparation cycle (job ${id}) is still ${job?.state ?? 'unknown'} after ${JOB_WAIT_MS / 60_000} minutes; follow it with sous jobs status`);
       await new Promise((r) => setTimeout(r, JOB_POLL_MS));
     }
     if (job.state !== 'completed') throw new CliError(`the daemon's preparation cycle (job ${job.id}) ${job.state}${job.error ? `: ${job.error}` : ''}`);
@@ -171,7 +196,7 @@ async function prepareWithDaemon(client: DaemonClient): Promise<Prepared> {
       detectors: r.detectors ?? [],
       answered_by: 'daemon',
     };
-    const list = await client.get<{ items: FeedCard[] }>(`/work-products?state=ready&limit=${READY_LIMIT}`);
+    const list = await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=ready&limit=${READY_LIMIT}`));
     const cards = [...list.items].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at }));
     return { cycle, items: cards.map((card) => itemOf(card, card.diagnostic?.claim_key)) };
   } catch (err) {
@@ -213,9 +238,10 @@ export function registerPrepareCommand(program: Command): void {
         // Refuse before creating .sous/ anywhere: Sous prepares work for git repositories only.
         if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous prepare inside one or pass --path <repository>`);
 
-        // A running daemon holds the store and the index: ask it to run the cycle instead.
-        const client = clientFor(paths, 30_000);
-        const prepared = client !== undefined ? await prepareWithDaemon(client) : await prepareOffline(paths, !opts.json && process.stderr.isTTY === true);
+        // A running daemon (or one its supervisor is restarting) holds the store and the index: ask
+        // it to run the cycle instead of opening either.
+        const session = await DaemonSession.open(paths, { onWait: printError });
+        const prepared = session !== undefined ? await prepareWithDaemon(session) : await prepareOffline(paths, !opts.json && process.stderr.isTTY === true);
 
         if (opts.json) printJson({ workspace: paths.root, ...prepared });
         else printHuman(prepared);

@@ -109,7 +109,7 @@ export function registerStatusCommands(program: Command): void {
         const p = findProcesses(paths);
         const rows = [
           { role: 'supervisor', pid: p.supervisorAlive ? p.supervisor?.pid ?? null : null, state: p.supervisorAlive ? p.supervisor?.state ?? 'running' : 'stopped', restarts: p.supervisor?.restarts ?? 0, started_at: p.supervisorAlive ? p.supervisor?.started_at ?? null : null },
-          { role: 'daemon', pid: p.daemonAlive ? p.daemon?.pid ?? null : null, state: p.daemonAlive ? 'running' : 'stopped', port: p.daemon?.port ?? null, started_at: p.daemonAlive ? p.daemon?.started_at ?? null : null },
+          { role: 'daemon', pid: p.daemonAlive ? p.daemon?.pid ?? null : null, state: p.daemonAlive ? (p.daemonOrphaned ? 'orphaned' : 'running') : 'stopped', port: p.daemon?.port ?? null, started_at: p.daemonAlive ? p.daemon?.started_at ?? null : null },
         ];
         if (opts.json) return printJson({ workspace: paths.root, processes: rows });
         printLine('ROLE        PID      STATE       DETAIL');

@@ -4,7 +4,7 @@ import { DEFAULT_DAEMON_PORT, DEFAULT_HOST } from '@sous/protocol';
 import { findFreePort, portFree } from '@sous/http';
 import { daemonBaseUrl, DaemonClient } from '@sous/runtime';
 import { CliError } from '../cli-error';
-import { findProcesses, spawnSupervisor, terminate, waitForHealthy } from '../daemon-control';
+import { delay, findProcesses, spawnSupervisor, terminate, waitForHealthy } from '../daemon-control';
 import { printJson, printLine } from '../output';
 import { refuseHugeNonRepository } from '../repo-check';
 import { run } from '../run';
@@ -12,10 +12,12 @@ import { resolveWorkspace } from '../workspace';
 import type { SousPaths } from '@sous/config';
 import { initWorkspace } from './init';
 
+/** How long `sous up` waits for a replaced daemon's port to be released. */
+const PORT_RELEASE_MS = 10_000;
+
 interface UpOptions { path?: string; port?: string; force?: boolean; json?: boolean }
 
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_DAEMON_PORT;
+function parsePort(raw: string): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be an integer between 1 and 65535 (found ${raw})`, 2);
   return port;
@@ -25,6 +27,7 @@ function parsePort(raw: string | undefined): number {
 function report(opts: UpOptions, result: UpResult): void {
   if (opts.json) return printJson({ ...result, cockpit_url: `${result.url}/` });
   const s = result.status as { status?: string; store?: { kind?: string; ok?: boolean }; queue?: { kind?: string; ok?: boolean }; backend?: { reachable?: boolean | null; base_url?: string } };
+  if (result.replaced_daemon_pid !== undefined) printLine(`The daemon (pid ${result.replaced_daemon_pid}) had lost its supervisor; it was stopped and a supervised one started.`);
   printLine(result.already_running ? 'Sous is already running.' : 'Sous is up.');
   printLine(`  supervisor pid  ${result.supervisor_pid ?? '-'}`);
   printLine(`  daemon pid      ${result.daemon_pid}`);
@@ -41,6 +44,8 @@ export interface UpResult {
   daemon_pid: number;
   url: string;
   status: Record<string, unknown>;
+  /** A daemon whose supervisor had died, stopped before this one started (docs/cli.md, Supervision). */
+  replaced_daemon_pid?: number;
 }
 
 /**
@@ -49,12 +54,25 @@ export interface UpResult {
  * does not watch, such as `sous mcp`), the next free port is taken.
  */
 export async function ensureDaemon(paths: SousPaths, options: { port?: number; force?: boolean; autoPort?: boolean; onInit?: (line: string) => void } = {}): Promise<UpResult> {
-  let port = options.port ?? DEFAULT_DAEMON_PORT;
   const refusal = refuseHugeNonRepository(paths.root, options.force === true);
   if (refusal) throw new CliError(refusal);
 
   const running = findProcesses(paths);
-  if (running.daemonAlive && running.daemon) {
+  // A supervisor that died (killed, or gave up) left its run file: start again on its port unless
+  // --port says otherwise. A clean `sous down` removes it, and the default port applies.
+  const leftBehind = running.supervisorAlive ? undefined : running.supervisor?.port;
+  let port = options.port ?? leftBehind ?? DEFAULT_DAEMON_PORT;
+  let replaced: number | undefined;
+  if (running.daemonOrphaned && running.daemon) {
+    // Its supervisor died: the daemon is stopping by itself. Wait for that (SIGTERM, killed after
+    // STOP_TIMEOUT_MS), then start a supervised pair, on the same port unless --port says otherwise.
+    await terminate(running.daemon.pid);
+    replaced = running.daemon.pid;
+    port = options.port ?? running.daemon.port;
+    // A killed process may hold its listening socket a moment longer than its pid.
+    const deadline = Date.now() + PORT_RELEASE_MS;
+    while (!(await portFree(DEFAULT_HOST, port)) && Date.now() < deadline) await delay(100);
+  } else if (running.daemonAlive && running.daemon) {
     const url = daemonBaseUrl(running.daemon.host, running.daemon.port);
     // A stale run file whose pid now belongs to another process does not answer /status.
     const status = await new DaemonClient(url, 3000).get<Record<string, unknown>>('/status').catch(() => undefined);
@@ -77,7 +95,7 @@ export async function ensureDaemon(paths: SousPaths, options: { port?: number; f
   }
   const supervisorPid = spawnSupervisor(paths, DEFAULT_HOST, port, process.env);
   const { daemon, status } = await waitForHealthy(paths, supervisorPid);
-  return { already_running: false, supervisor_pid: supervisorPid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status };
+  return { already_running: false, supervisor_pid: supervisorPid, daemon_pid: daemon.pid, url: daemonBaseUrl(daemon.host, daemon.port), status, ...(replaced === undefined ? {} : { replaced_daemon_pid: replaced }) };
 }
 
 export function registerUpCommands(program: Command): void {
@@ -91,7 +109,7 @@ export function registerUpCommands(program: Command): void {
     .action(
       run(async (opts: UpOptions) => {
         const paths = resolveWorkspace(opts.path);
-        const result = await ensureDaemon(paths, { port: parsePort(opts.port), force: opts.force === true, ...(opts.json ? {} : { onInit: printLine }) });
+        const result = await ensureDaemon(paths, { ...(opts.port === undefined ? {} : { port: parsePort(opts.port) }), force: opts.force === true, ...(opts.json ? {} : { onInit: printLine }) });
         report(opts, result);
       }),
     );

@@ -156,10 +156,10 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
     },
 
     async nameAt(commit, path) {
-      const log = await tryGit(root, ['log', '--follow', '--diff-filter=R', '--name-status', '--format=', `${commit}..HEAD`, '--', path]);
+      // -z: NUL-separated fields (`R100`, old name, new name), so a name may hold any character.
+      const log = await tryGit(root, ['log', '--follow', '--diff-filter=R', '--name-status', '-z', '--format=', `${commit}..HEAD`, '--', `:(literal)${path}`]);
       // Newest first: the last rename listed is the oldest, and its old name is the name at `commit`.
-      const renames = (log ?? '').split('\n').filter((l) => l.startsWith('R'));
-      const oldest = renames[renames.length - 1]?.split('\t')[1];
+      const oldest = renameSources(log ?? '').pop();
       return oldest !== undefined && oldest !== '' ? oldest : path;
     },
 
@@ -212,6 +212,20 @@ export function statusPaths(text: string): string[] {
 
 /** Space-separated fields before the path, per porcelain v2 entry type. */
 const STATUS_FIXED_FIELDS: Record<string, number> = { '1': 8, '2': 9, u: 10 };
+
+/** The old names of `--name-status -z` rename entries (`R<score>\0old\0new\0`), in output order. */
+function renameSources(text: string): string[] {
+  const fields = text.split('\0');
+  const sources: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const status = (fields[i] ?? '').replace(/^\n+/, ''); // an empty --format leaves a newline per commit
+    if (/^[RC]\d*$/.test(status)) {
+      if (status.startsWith('R')) sources.push(fields[i + 1] ?? '');
+      i += 2;
+    } else if (/^[AMDTUX]$/.test(status)) i += 1;
+  }
+  return sources;
+}
 
 function splitZ(text: string): string[] {
   return text.split('\0').filter((s) => s !== '');

@@ -80,10 +80,11 @@ export async function scopeCoverage(root: string, policy: ScopePolicy): Promise<
     outOfScope: files.length - inScope,
     outOfScopeCode,
     byTopLevel: [...folders.values()].sort((a, b) => compareText(a.folder, b.folder)),
+    // A glob the scope already has would change nothing: never suggest it back.
     suggestedGlobs: [
       ...byCountThenName(folderSuggestions).map((folder) => `${folder}/**`),
       ...byCountThenName(rootExtensions).map((ext) => `*${ext}`),
-    ],
+    ].filter((glob) => !policy.allowedPaths.includes(glob)),
   };
 }
 

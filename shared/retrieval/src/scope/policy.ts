@@ -6,7 +6,8 @@ import type { SousConfig } from '@sous/config';
 /**
  * The privacy scope: which repository paths Sous may read. A path is in scope iff it matches one of
  * `allowedPaths` and none of `excludedPatterns`, and it has no `.git` segment (git's own files are never
- * content). Matching is picomatch with `dot: true` (so `src/**` includes `src/.eslintrc.js`).
+ * content). Matching is picomatch with `dot: true` (so `src/**` includes `src/.eslintrc.js`); a line
+ * break in a name is an ordinary character.
  *
  * Excluded patterns follow gitignore's rule for slashes:
  * - no slash (`*.env`, `credentials*`): matched against every path segment, so it excludes a file with
@@ -43,7 +44,12 @@ export interface ScopePolicyOptions {
   redactPatterns?: readonly string[];
 }
 
-const PICOMATCH_OPTIONS: picomatch.PicomatchOptions = { dot: true };
+/**
+ * `flags: 's'`: picomatch builds `**` on the regex `.`, which without the s (dotAll) flag stops at
+ * line breaks, so `src/**` missed a file named `a\nb.py` (never indexed, and `sous doctor` then
+ * suggested adding `src/**`), and a slash pattern failed to exclude one.
+ */
+const PICOMATCH_OPTIONS: picomatch.PicomatchOptions = { dot: true, flags: 's' };
 
 /** The scope of a loaded configuration (`privacy.*`). */
 export function scopePolicyFromConfig(config: Pick<SousConfig, 'privacy'>): ScopePolicy {
