@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import { ApiError } from '@sous/protocol';
 import type { Logger } from '@sous/logging';
+import { outageError } from './outage';
 
 /**
  * Maps anything thrown in a route to the one documented JSON error shape (docs/errors.md).
@@ -20,7 +21,8 @@ export function toApiError(err: unknown, limitBytes: number): ApiError {
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'request body must be UTF-8 JSON', 'header.content-type');
     default:
-      return new ApiError('internal', 'internal error; see the daemon log (sous logs)');
+      // A store or queue that is down is a 503 naming it, never a 500.
+      return outageError(err) ?? new ApiError('internal', 'internal error; see the daemon log (sous logs)');
   }
 }
 

@@ -97,8 +97,8 @@ export function outageReason(err: unknown): string | undefined {
   const driver = driverError(err);
   const code = typeof driver.code === 'string' ? driver.code : '';
   const message = firstLine(driver);
-  if (CONNECTION_CODES.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return `connection lost (${code || message})`;
-  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return `server not available (${message})`;
+  if (CONNECTION_CODES.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return `PostgreSQL connection failed (${code || message})`;
+  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return `PostgreSQL not available (${message})`;
   if (code === '53100' || /no space left on device/i.test(message)) return `disk full (${message})`;
   if (/^5[38]/.test(code)) return `server out of resources or I/O failed (${message})`;
   if (code === '42501' && FILE_ACCESS_MESSAGE.test(message)) return `data directory not writable (${message})`;
@@ -114,7 +114,7 @@ export function toStoreError(err: unknown, operation: string): StoreError {
   if (driver instanceof StoreError) return new StoreError(driver.code, `${operation} failed: ${driver.message}`, driver.details);
   const sqlState = typeof driver.code === 'string' ? driver.code : '';
   const outage = outageReason(err);
-  if (outage !== undefined) return new StoreError('store_unavailable', `${operation} failed: the store is unavailable: ${outage}; try again once it is back`, sqlState ? { sqlState } : {});
+  if (outage !== undefined) return new StoreError('store_unavailable', `${operation} failed: ${outage}; try again once it is back`, sqlState ? { sqlState } : {});
   const constraint = typeof driver.constraint === 'string' ? driver.constraint : '';
   const details: Record<string, string> = {};
   if (sqlState) details.sqlState = sqlState;
