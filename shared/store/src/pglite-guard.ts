@@ -124,12 +124,16 @@ export class PgliteGuard implements GuardedClient {
     });
   }
 
-  /** Closes the instance (flushes the data directory), unless it was abandoned: that one is left alone. */
+  /**
+   * Closes the instance (a checkpoint flushes the data directory), unless the store is out of
+   * service: a checkpoint on a full or unwritable disk is the very write that may spin, so the
+   * instance is left as a crash would leave it, and the next open replays the log.
+   */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     const pg = this.pg;
     this.pg = null;
-    if (pg !== null && !this.abandoned && !pg.closed) await pg.close();
+    if (pg !== null && this.outage === null && !this.abandoned && !pg.closed) await pg.close();
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
