@@ -6,7 +6,7 @@
 
 /** The first retry waits this long; each failure doubles it up to SAVE_RETRY_MAX_MS. */
 export const SAVE_RETRY_FIRST_MS = 500;
-export const SAVE_RETRY_MAX_MS = 10_000;
+export const SAVE_RETRY_MAX_MS = 5_000;
 
 /** What `/status` says while changes wait for the store (`index.unsaved`). */
 export interface UnsavedChanges {
