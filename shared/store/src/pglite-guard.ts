@@ -157,7 +157,7 @@ export class PgliteGuard implements GuardedClient {
 
   /** Runs one PGlite call; an outage-class failure abandons the instance. */
   private async call<T>(pg: PGlite, fn: () => Promise<T>): Promise<T> {
-    if (pg !== this.pg || this.abandoned) throw this.unavailable();
+    if (pg !== this.pg) throw this.unavailable();
     try {
       return await fn();
     } catch (err) {
@@ -168,7 +168,11 @@ export class PgliteGuard implements GuardedClient {
   }
 
   private fail(reason: string, abandon: boolean): void {
-    if (abandon) this.abandoned = true;
+    if (abandon) {
+      // Dropped, never closed (closing runs a checkpoint: the spin); its memory goes with the last reference.
+      this.abandoned = true;
+      this.pg = null;
+    }
     if (this.outage === null) {
       this.outage = { reason, since: new Date() };
       this.retryMs = RETRY_FIRST_MS;
@@ -183,7 +187,6 @@ export class PgliteGuard implements GuardedClient {
     const problem = (await this.lowDisk()) ?? this.unwritable();
     if (problem === undefined && this.abandoned) {
       try {
-        // The abandoned instance is dropped, never closed (closing it runs a checkpoint: the spin).
         this.pg = await this.settings.reopen();
         this.abandoned = false;
       } catch (err) {
