@@ -31,8 +31,11 @@ export interface ContextSemantic {
 /** Whatever answers context queries: the daemon's live index or a replica of the stored index. */
 export interface ContextSource {
   query(prompt: string, options: { topN: number; budgetTokens?: number; semantic?: readonly SemanticFileHit[] }): { items: ContextSourceItem[]; stats: { files_indexed: number; took_ms: number } };
-  /** `state` null = nothing stored yet. */
-  status(): { state: 'indexing' | 'ready' | 'failed' | null; files_indexed: number; generation: number; error: string | null };
+  /**
+   * `state` null = nothing stored yet; `stale` = a replica that cannot read the stored index now
+   * (the store is down): it answers from what it holds, which may be behind, and `error` says why.
+   */
+  status(): { state: 'indexing' | 'ready' | 'failed' | 'stale' | null; files_indexed: number; generation: number; error: string | null };
   /**
    * The privacy scope in force: a path outside it never leaves, even if the index still holds it,
    * and every snippet is redacted by its patterns on the way out.
@@ -140,14 +143,14 @@ interface ContextBody {
 type IndexStatus = ReturnType<ContextSource['status']>;
 
 /** The status when the index can answer; otherwise the 503 that says why and what to do. */
-function available(status: IndexStatus): IndexStatus & { state: 'indexing' | 'ready' | 'failed' } {
+function available(status: IndexStatus): IndexStatus & { state: 'indexing' | 'ready' | 'failed' | 'stale' } {
   const reason = unavailable(status);
   if (reason !== undefined) throw reason;
-  return status as IndexStatus & { state: 'indexing' | 'ready' | 'failed' };
+  return status as IndexStatus & { state: 'indexing' | 'ready' | 'failed' | 'stale' };
 }
 
 function unavailable(status: IndexStatus): ApiError | undefined {
-  if (status.state === null && status.error !== null) {
+  if ((status.state === null || (status.state === 'stale' && status.files_indexed === 0)) && status.error !== null) {
     return new ApiError('unavailable', `the repository index is not available: ${status.error}`, 'index', { index_state: null });
   }
   if (status.state === null || (status.state === 'indexing' && status.files_indexed === 0)) {
@@ -272,7 +275,13 @@ export function contextRoutes(app: Express, source: ContextSource, { onRequest =
     const json = Buffer.from(
       JSON.stringify({
         items: contextAnswerItems(result.items, policy),
-        stats: { files_indexed: result.stats.files_indexed, took_ms: result.stats.took_ms, index_state: status.state, generation: status.generation },
+        stats: {
+          files_indexed: result.stats.files_indexed,
+          took_ms: result.stats.took_ms,
+          index_state: status.state,
+          generation: status.generation,
+          ...(status.state === 'stale' ? { stale_reason: status.error } : {}),
+        },
       }),
     );
     const cacheable = semantic.key === null || (semantic.hits !== undefined && source.semantic?.key() === semantic.key);

@@ -14,7 +14,7 @@ import { DaemonClient, DaemonUnreachableError, daemonBaseUrl, pidAlive, processP
 import { openStore, type Store } from '@sous/store';
 import { contextRoutes, type ContextSource } from './context-routes';
 import { contextWorkerCount, startContextWorkers } from './context-workers';
-import { startSurface, type RunningSurface } from './surface';
+import { startSurface, type RunningSurface, type SurfaceHealth } from './surface';
 
 /** The feed over the daemon's HTTP interface (embedded topology). */
 function daemonFeed(options: ProcessOptions): IndexFeed {
@@ -61,10 +61,25 @@ export function replicaSource(replica: IndexReplica, config: SousConfig): Contex
     query: (prompt, options) => replica.query(prompt, options),
     status: () => {
       const s = replica.status();
-      return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.sync_error ?? s.error };
+      // A replica that cannot read the store may be behind the daemon: never `ready` then.
+      const stale = s.sync_error !== null && s.state !== null;
+      return {
+        state: stale ? 'stale' : s.state,
+        files_indexed: s.files_indexed,
+        generation: s.generation,
+        error: stale ? `cannot read the stored index since ${s.sync_failing_since}: ${s.sync_error}; answers may be behind the repository` : (s.sync_error ?? s.error),
+      };
     },
     policy: () => policy,
   };
+}
+
+/** `/healthz` of a context process: `degraded` while its replica cannot read the stored index. */
+export function replicaHealth(replica: IndexReplica): SurfaceHealth {
+  const s = replica.status();
+  const index = { state: s.state, generation: s.generation, files_indexed: s.files_indexed, synced_at: s.synced_at };
+  if (s.sync_error === null) return { status: 'ok', index };
+  return { status: 'degraded', index, reasons: [{ dependency: 'store', reason: `cannot read the stored index: ${s.sync_error}`, since: s.sync_failing_since }] };
 }
 
 /**
@@ -85,9 +100,14 @@ export async function startContextServer(name: string, options: ProcessOptions):
     await replica.start();
     // Each context request is Sous's own integration at work for the workspace: an Auto Focus signal.
     const integration = new IntegrationReporter(new FocusRegistry(sousHome()), paths.root, name);
-    const surface = await startSurface(name, options, (app, config) => {
-      contextRoutes(app, replicaSource(replica, config), { onRequest: () => integration.note() });
-    });
+    const surface = await startSurface(
+      name,
+      options,
+      (app, config) => {
+        contextRoutes(app, replicaSource(replica, config), { onRequest: () => integration.note() });
+      },
+      () => replicaHealth(replica),
+    );
     if (replica.status().sync_error !== null) surface.logger.warn({ error: replica.status().sync_error }, 'index not available yet; retrying in the background');
     return {
       ...surface,

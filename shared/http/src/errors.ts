@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import { ApiError, findUnsafeJson } from '@sous/protocol';
 import type { Logger } from '@sous/logging';
+import { outageError } from './outage';
 
 /** Longest piece of a client's input quoted back in an error message. */
 const QUOTE_MAX = 80;
@@ -18,7 +19,7 @@ function quote(text: string): string {
  * - the router's URIError for a path segment that is not valid percent-encoding;
  * - node's HTTP parser errors (`clientError`: not HTTP, unknown method, headers too large);
  * - any other library error marked as the client's (http-errors: `expose` and a 4xx status).
- * Anything else is a 500 whose details stay in the log, never on the wire. `limitBytes` names the
+ * A store or queue outage is a 503 naming it (`outageError`); anything else is a 500 whose details stay in the log, never on the wire. `limitBytes` names the
  * body limit in the 413 message.
  */
 export function toApiError(err: unknown, limitBytes?: number): ApiError {
@@ -52,7 +53,8 @@ export function toApiError(err: unknown, limitBytes?: number): ApiError {
     if (e.status === 415) return new ApiError('unsupported_media_type', `the request body cannot be read: ${e.message ?? 'unsupported media type'}`, 'header.content-type');
     return new ApiError('invalid_value', `the request cannot be read: ${e.message ?? 'invalid request'}`, 'request');
   }
-  return new ApiError('internal', 'internal error; see the daemon log (sous logs)');
+  // A store or queue that is down is a 503 naming it, never a 500.
+  return outageError(err) ?? new ApiError('internal', 'internal error; see the daemon log (sous logs)');
 }
 
 export function errorHandler(logger: Logger, limitBytes: number) {

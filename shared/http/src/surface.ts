@@ -7,6 +7,20 @@ import { createApp, listRoutes, type RouteInfo } from './app';
 import { configHostPolicy } from './guards';
 import { listen, boundPort, closeServer } from './listen';
 
+/** One dependency a process is degraded by: which, why (one line), since when (ISO time, or null if unknown). */
+export interface DegradedReason {
+  dependency: 'store' | 'queue' | 'index';
+  reason: string;
+  since: string | null;
+}
+
+/** What `GET /healthz` adds to `service` and `version`: `degraded` with the reasons while a dependency fails. */
+export interface SurfaceHealth {
+  status: 'ok' | 'degraded';
+  reasons?: DegradedReason[];
+  [extra: string]: unknown;
+}
+
 /** A running secondary surface (proxy, context API). */
 export interface RunningSurface {
   port: number;
@@ -20,7 +34,7 @@ export interface RunningSurface {
  * Starts a small Sous HTTP surface with the same guards, limits and error shape as the daemon:
  * `GET /healthz` plus the routes given. Reads the workspace config once (allowed hosts, redaction).
  */
-export async function startSurface(name: string, options: ProcessOptions, routes: (app: Express, config: SousConfig) => void): Promise<RunningSurface> {
+export async function startSurface(name: string, options: ProcessOptions, routes: (app: Express, config: SousConfig) => void, health: () => SurfaceHealth = () => ({ status: 'ok' })): Promise<RunningSurface> {
   const paths = processPaths(options);
   const config = loadConfig(paths.config);
   const redact = compileRedactPatterns(config.privacy.redact_patterns);
@@ -30,8 +44,10 @@ export async function startSurface(name: string, options: ProcessOptions, routes
     logger,
     ...configHostPolicy(() => config, () => port),
     routes: (a) => {
+      // Always 200 while the process serves: `status` says whether it is degraded, and why.
       a.get('/healthz', (_req, res) => {
-        res.json({ status: 'ok', service: name, version: SOUS_VERSION });
+        const { status, ...rest } = health();
+        res.json({ status, service: name, version: SOUS_VERSION, ...rest });
       });
       routes(a, config);
     },

@@ -33,8 +33,8 @@ export type { BuildIndexOptions, ContextItem, ContextResult, IndexedFileRecord, 
 export { fingerprintMtime } from './indexer';
 export type { StoredFile, StoredSignals, IndexDelta } from './indexer';
 // Persistence: the daemon's live index in the store, and read-only replicas for other processes.
-export { storeIndexFeed, IndexWriter, IndexReplica, LiveIndex, DEFAULT_SYNC_INTERVAL_MS, MAX_FILE_BATCH } from './persist';
-export type { IndexCoverage, IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus, IndexSignal } from './persist';
+export { storeIndexFeed, IndexWriter, IndexReplica, LiveIndex, DEFAULT_SYNC_INTERVAL_MS, MAX_FILE_BATCH, SAVE_RETRY_FIRST_MS, SAVE_RETRY_MAX_MS } from './persist';
+export type { IndexCoverage, IndexFeed, StoredChanges, FlushResult, ReplicaStatus, LiveIndexOptions, LiveIndexStatus, IndexSignal, UnsavedChanges } from './persist';
 // Watching: saves and HEAD moves.
 export { RepositoryWatcher } from './watch';
 export type { WatchMode } from './watch';

@@ -18,6 +18,8 @@ export interface Backend {
   ping(): Promise<void>;
   /** The last background connection error, if any (pg pools report idle-client errors this way). */
   lastError(): string | undefined;
+  /** Why the store is out of service and since when (disk full, server down), or null. */
+  outage(): { reason: string; since: string } | null;
   /** Releases every connection (and the data-directory lock). Called once. */
   shutdown(): Promise<void>;
 }

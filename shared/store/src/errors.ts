@@ -25,7 +25,13 @@ export type StoreErrorCode =
   /** A payload carried raw text the store must never keep (spec 6.8). */
   | 'store_raw_text_refused'
   /** The store was used after close(). */
-  | 'store_closed';
+  | 'store_closed'
+  /**
+   * The store cannot serve now but may again: PostgreSQL is unreachable or shutting down, or the
+   * embedded store's disk is full or its data directory unwritable. Callers retry later; HTTP
+   * answers 503.
+   */
+  | 'store_unavailable';
 
 /** An error of the store with a stable code and a one-line message saying what was wrong and what to do. */
 export class StoreError extends Error {
@@ -74,11 +80,41 @@ export function driverError(err: unknown): DriverErrorFields & Error {
   return (isErrorLike(current) ? current : new Error(String(current))) as DriverErrorFields & Error;
 }
 
+/** Node socket errors of a connection that went away or never came. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** pg's own messages when a pooled connection is lost or cannot be had in time. */
+const CONNECTION_MESSAGES = /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|terminating connection/i;
+/** How PostgreSQL words a failed file operation (errcode_for_file_access): disk full, no permission, read-only. */
+const FILE_ACCESS_MESSAGE = /could not (?:open|create|write|extend|read|fsync|rename|unlink|truncate|remove|access)[^:]*(?:file|directory)/i;
+
+/**
+ * Why a driver error means the store is out of service rather than the request being wrong, or
+ * undefined. SQLSTATE classes 08 (connection), 53 (disk full, out of resources), 58 (I/O), 57P01-3
+ * (server shutting down or starting), a file-access 42501 (unwritable data directory), or a socket
+ * error. A bad value or a missing row is never an outage.
+ */
+export function outageReason(err: unknown): string | undefined {
+  const driver = driverError(err);
+  const code = typeof driver.code === 'string' ? driver.code : '';
+  const message = firstLine(driver);
+  if (CONNECTION_CODES.has(code) || (code === '' && CONNECTION_MESSAGES.test(message))) return `PostgreSQL connection failed (${code || message})`;
+  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return `PostgreSQL not available (${message})`;
+  if (code === '53100' || /no space left on device/i.test(message)) return `disk full (${message})`;
+  if (/^5[38]/.test(code)) return `server out of resources or I/O failed (${message})`;
+  if (code === '42501' && FILE_ACCESS_MESSAGE.test(message)) return `data directory not writable (${message})`;
+  if (/permission denied|read-only file system/i.test(message) && FILE_ACCESS_MESSAGE.test(message)) return `data directory not writable (${message})`;
+  return undefined;
+}
+
 /** Translates a failed query into a StoreError that says which operation failed and why. */
 export function toStoreError(err: unknown, operation: string): StoreError {
   if (err instanceof StoreError) return err;
   const driver = driverError(err);
+  // The embedded store's guard refused the query (drizzle wraps it): its message already says why.
+  if (driver instanceof StoreError) return new StoreError(driver.code, `${operation} failed: ${driver.message}`, driver.details);
   const sqlState = typeof driver.code === 'string' ? driver.code : '';
+  const outage = outageReason(err);
+  if (outage !== undefined) return new StoreError('store_unavailable', `${operation} failed: ${outage}; try again once it is back`, sqlState ? { sqlState } : {});
   const constraint = typeof driver.constraint === 'string' ? driver.constraint : '';
   const details: Record<string, string> = {};
   if (sqlState) details.sqlState = sqlState;

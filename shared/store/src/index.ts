@@ -1,8 +1,9 @@
 export { openStore } from './store';
-export type { OpenStoreOptions, Store, StoreHealth } from './store';
+export type { OpenStoreOptions, Store, StoreHealth, StoreOutage } from './store';
 export type { StoreDb, StoreSchema } from './db';
 export { storeSchema } from './db';
-export { StoreError, redactUrl } from './errors';
+export { StoreError, outageReason, redactUrl } from './errors';
+export { DEFAULT_MIN_FREE_BYTES } from './pglite-guard';
 export type { StoreErrorCode } from './errors';
 export { newId } from './ids';
 export { LOCK_FILE_NAME } from './lock';

@@ -7,6 +7,7 @@ import { storeSchema, type Backend, type StoreDb } from './db';
 import { DEFAULT_MIGRATIONS_SCHEMA } from './defaults';
 import { StoreError, driverError, firstLine } from './errors';
 import { acquireDataDirLock, type DataDirLock } from './lock';
+import { PgliteGuard } from './pglite-guard';
 import { EMBEDDED_POSTGRESQL_CONF, hasCluster, initializeInChild } from './pglite-initdb';
 
 /** Settings of an embedded store (resolved by openStore). */
@@ -15,6 +16,8 @@ export interface PgliteSettings {
   dataDir: string;
   schema: string | undefined;
   migrationsFolder: string;
+  /** Free space below which the store pauses (see PgliteGuard); undefined = the default. */
+  minFreeBytes: number | undefined;
 }
 
 /**
@@ -36,7 +39,7 @@ export async function openPglite(settings: PgliteSettings): Promise<Backend> {
         throw new StoreError('store_open_failed', `cannot create the embedded database in ${dataDir} (${firstLine(err)}): check free disk space and permissions`);
       });
     }
-    pg = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_POSTGRESQL_CONF }).catch((err: unknown) => {
+    pg = await openInstance(settings).catch((err: unknown) => {
       throw new StoreError(
         'store_open_failed',
         `cannot open the embedded database in ${dataDir} (${firstLine(driverError(err))}): if it is damaged, move the directory aside to start fresh`,
@@ -49,24 +52,32 @@ export async function openPglite(settings: PgliteSettings): Promise<Backend> {
     await closeQuietly(pg, lock);
     throw err;
   }
-  const client = pg;
-  const db: StoreDb = drizzle(client, { schema: storeSchema });
+  // Every query goes through the guard: a full disk or an unwritable directory must never leave a
+  // PGlite instance that blocks the event loop (see pglite-guard.ts).
+  const guard = new PgliteGuard(pg, { dataDir, reopen: () => openInstance(settings), ...(settings.minFreeBytes === undefined ? {} : { minFreeBytes: settings.minFreeBytes }) });
+  const db: StoreDb = drizzle(guard as unknown as PGlite, { schema: storeSchema });
   return {
     kind: 'pglite',
     db,
     describe: `pglite ${dataDir}${settings.schema ? ` schema ${settings.schema}` : ''}`,
-    async ping() {
-      await client.query('SELECT 1');
-    },
+    ping: () => guard.ping(),
     lastError: () => undefined,
+    outage: () => guard.status(),
     async shutdown() {
       try {
-        await client.close(); // flushes the data directory; must finish before the lock goes
+        await guard.close(); // flushes the data directory; must finish before the lock goes
       } finally {
         lock.release();
       }
     },
   };
+}
+
+/** A PGlite instance on the data directory, with the store's schema first on the search path. */
+async function openInstance(settings: PgliteSettings): Promise<PGlite> {
+  const pg = await PGlite.create(settings.dataDir, { postgresqlconf: EMBEDDED_POSTGRESQL_CONF });
+  if (settings.schema) await pg.exec(`SET search_path TO "${settings.schema}", public;`);
+  return pg;
 }
 
 async function migrateEmbedded(pg: PGlite, settings: PgliteSettings): Promise<void> {

@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { storeSchema, type Backend, type StoreDb } from './db';
 import { DEFAULT_MIGRATIONS_SCHEMA, MIGRATION_LOCK_CLASS } from './defaults';
-import { StoreError, driverError, firstLine, redactUrl } from './errors';
+import { StoreError, driverError, firstLine, outageReason, redactUrl } from './errors';
 
 /** Settings of a PostgreSQL store (resolved by openStore). */
 export interface PostgresSettings {
@@ -30,8 +30,15 @@ export async function openPostgres(settings: PostgresSettings): Promise<Backend>
     ...(settings.schema ? { options: `-c search_path=${settings.schema},public` } : {}),
   });
   let lastError: string | undefined;
+  // Since when PostgreSQL has been failing, as seen by pings and lost connections; cleared by an answer.
+  let outage: { reason: string; since: string } | null = null;
+  const failing = (err: unknown): void => {
+    const reason = outageReason(err) ?? firstLine(err);
+    outage = { reason, since: outage?.since ?? new Date().toISOString() };
+  };
   pool.on('error', (err) => {
     lastError = firstLine(err); // an idle client lost its connection; the pool replaces it
+    failing(err);
   });
   try {
     const client = await pool.connect().catch((err: unknown) => {
@@ -48,9 +55,16 @@ export async function openPostgres(settings: PostgresSettings): Promise<Backend>
     db,
     describe: `postgres ${where}${settings.schema ? ` schema ${settings.schema}` : ''}`,
     async ping() {
-      await pool.query('SELECT 1');
+      try {
+        await pool.query('SELECT 1');
+        outage = null;
+      } catch (err) {
+        failing(err);
+        throw err;
+      }
     },
     lastError: () => lastError,
+    outage: () => outage,
     shutdown: () => pool.end(),
   };
 }

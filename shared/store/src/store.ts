@@ -40,6 +40,11 @@ export interface OpenStoreOptions {
   healthTimeoutMs?: number;
   /** Migrations to apply. Default: the committed `shared/store/migrations`. */
   migrationsFolder?: string;
+  /**
+   * Embedded store: below this much free space on the data directory's disk, writes pause
+   * (`store_unavailable`) until space is freed. Default 32 MiB; 0 turns the check off.
+   */
+  minFreeBytes?: number;
 }
 
 /** Result of Store.health(). */
@@ -48,6 +53,14 @@ export interface StoreHealth {
   latencyMs: number;
   /** One line: the backend and, when not ok, what is wrong. Never a password. */
   detail?: string;
+  /** When not ok: since when the store has been failing, as far as this process saw (ISO time). */
+  since?: string;
+}
+
+/** Why a store is out of service and since when (ISO time). */
+export interface StoreOutage {
+  reason: string;
+  since: string;
 }
 
 /** An open store: the typed drizzle db and one repository per record. */
@@ -69,6 +82,11 @@ export interface Store {
   readonly chunkEmbeddings: ChunkEmbeddingRepository;
   /** Runs a trivial query. Never throws. */
   health(): Promise<StoreHealth>;
+  /**
+   * Why the store is out of service, since when, or null: the embedded store's disk is full or its
+   * directory unwritable, or PostgreSQL stopped answering. Known without a query.
+   */
+  outage(): StoreOutage | null;
   /** Closes every connection (PGlite: flushes the data directory, then frees its lock). Idempotent. */
   close(): Promise<void>;
 }
@@ -95,7 +113,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     if (!options.dataDir) {
       throw new StoreError('store_invalid_option', 'no database given: set DATABASE_URL for PostgreSQL or pass a data directory for the embedded store');
     }
-    backend = await openPglite({ dataDir: path.resolve(options.dataDir), schema, migrationsFolder });
+    if (options.minFreeBytes !== undefined && !(Number.isInteger(options.minFreeBytes) && options.minFreeBytes >= 0)) {
+      throw new StoreError('store_invalid_option', `minFreeBytes must be a whole number of bytes, 0 or more, got ${options.minFreeBytes}`);
+    }
+    backend = await openPglite({ dataDir: path.resolve(options.dataDir), schema, migrationsFolder, minFreeBytes: options.minFreeBytes });
   }
   return assemble(backend, positiveInt(options.healthTimeoutMs, DEFAULT_HEALTH_TIMEOUT_MS, 'healthTimeoutMs'));
 }
@@ -116,6 +137,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     jobs: createJobRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
+    outage: () => (closing ? null : backend.outage()),
     async health() {
       if (closing) return { ok: false, latencyMs: 0, detail: `${backend.describe}: store is closed` };
       const started = performance.now();
@@ -129,7 +151,8 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
         return { ok: true, latencyMs: latency(), detail: backend.describe };
       } catch (err) {
         const last = backend.lastError();
-        return { ok: false, latencyMs: latency(), detail: `${backend.describe}: ${firstLine(err)}${last ? ` (last error: ${last})` : ''}` };
+        const since = backend.outage()?.since;
+        return { ok: false, latencyMs: latency(), detail: `${backend.describe}: ${firstLine(err)}${last ? ` (last error: ${last})` : ''}`, ...(since ? { since } : {}) };
       } finally {
         clearTimeout(timer);
       }

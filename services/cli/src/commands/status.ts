@@ -14,6 +14,7 @@ export const EXIT_NOT_RUNNING = 3;
 
 interface StatusBody {
   status: string; version: string; pid: number; uptime_seconds: number; port: number;
+  reasons?: Array<{ dependency: string; reason: string; since: string | null }>;
   workspace: { root: string; state_dir: string };
   config: { path: string; last_error?: string };
   store: { kind: string; ok: boolean; latency_ms: number; detail?: string };
@@ -84,6 +85,8 @@ export function registerStatusCommands(program: Command): void {
         const backend = s.backend.reachable === null ? 'not checked yet' : s.backend.reachable ? (s.backend.model_present === false ? `reachable, model ${s.backend.model} missing` : 'reachable') : `not reachable${s.backend.error ? `: ${s.backend.error}` : ''}`;
         printTable([
           ['status', s.status],
+          // Why it is degraded: which dependency, what failed, since when.
+          ...(s.reasons ?? []).map((r): [string, string] => [`  ${r.dependency}`, `${r.reason}${r.since ? ` (since ${r.since})` : ''}`]),
           ['version', s.version],
           ['daemon', `pid ${s.pid}, up ${s.uptime_seconds} s, ${client.baseUrl}`],
           ['workspace', s.workspace.root],

@@ -1,16 +1,29 @@
 import type { Express } from 'express';
+import type { DegradedReason } from '@sous/http';
 import { SOUS_VERSION } from '@sous/protocol';
 import type { DaemonContext } from '../daemon';
 
 /** `GET /status` — the runtime health snapshot (spec 4.2); documented in docs/http-api.md. */
 export function statusRoutes(app: Express, ctx: DaemonContext): void {
+  // When this process first saw the queue failing (the store and the index keep their own time).
+  let queueFailingSince: string | null = null;
   app.get('/status', async (_req, res) => {
     const [store, queue] = await Promise.all([ctx.store.health(), ctx.queue.health()]);
     const config = ctx.config();
     const backend = ctx.backend.latest();
-    const healthy = store.ok && queue.ok;
+    const index = ctx.index.live.status();
+    queueFailingSince = queue.ok ? null : (queueFailingSince ?? new Date().toISOString());
+    const reasons: DegradedReason[] = [];
+    const outage = ctx.store.outage();
+    if (!store.ok) reasons.push({ dependency: 'store', reason: outage ? `${ctx.store.kind}: ${outage.reason}` : (store.detail ?? `${ctx.store.kind}: no answer`), since: store.since ?? outage?.since ?? null });
+    if (!queue.ok) reasons.push({ dependency: 'queue', reason: `${ctx.queue.kind}: ${queue.detail ?? 'no answer'}`, since: queueFailingSince });
+    if (index.unsaved !== null) {
+      const u = index.unsaved;
+      reasons.push({ dependency: 'index', reason: `changes to ${u.files} files not saved to the store yet (${u.attempts} attempts, kept and retried): ${u.error}`, since: u.since });
+    }
     res.json({
-      status: healthy ? 'ok' : 'degraded',
+      status: reasons.length === 0 ? 'ok' : 'degraded',
+      ...(reasons.length === 0 ? {} : { reasons }),
       version: SOUS_VERSION,
       pid: process.pid,
       uptime_seconds: Math.round((Date.now() - ctx.startedAt.getTime()) / 1000),
@@ -26,7 +39,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
         ? { name: backend.name, base_url: backend.base_url, model: backend.model, reachable: backend.reachable, model_present: backend.model_present, checked_at: backend.checked_at, ...(backend.error ? { error: backend.error } : {}) }
         : { name: config.backend.name, base_url: config.backend.base_url, model: config.backend.model, reachable: null, model_present: null, checked_at: null },
       watch: ctx.watchMode(),
-      index: { ...ctx.index.live.status(), scope: ctx.index.scope(), coverage: ctx.index.live.coverage(), semantic: ctx.semantic.status() },
+      index: { ...index, scope: ctx.index.scope(), coverage: ctx.index.live.coverage(), semantic: ctx.semantic.status() },
       preparation: ctx.preparation.status(),
       focus: { ...ctx.focus.own(), may_read: ctx.focus.mayRead(), may_prepare: ctx.focus.mayPrepare(), selected: ctx.focus.decision().selected, mode: ctx.focus.decision().mode },
     });

@@ -5,4 +5,6 @@ export type { FlushResult } from './writer';
 export { IndexReplica, DEFAULT_SYNC_INTERVAL_MS } from './replica';
 export type { ReplicaStatus } from './replica';
 export { LiveIndex, MAX_FILE_BATCH } from './live-index';
+export { SAVE_RETRY_FIRST_MS, SAVE_RETRY_MAX_MS } from './save-retry';
+export type { UnsavedChanges } from './save-retry';
 export type { IndexCoverage, LiveIndexOptions, LiveIndexStatus, IndexSignal } from './live-index';

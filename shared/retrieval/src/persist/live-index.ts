@@ -8,6 +8,7 @@ import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type IndexRe
 import { headCommit, scopeKey, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
 import { storeIndexFeed, type IndexFeed } from './feed';
+import { SaveRetry, type UnsavedChanges } from './save-retry';
 import { IndexWriter, type FlushResult } from './writer';
 
 /** A batch of saves larger than this is handled as one re-listing (a checkout, a formatter run). */
@@ -55,6 +56,11 @@ export interface LiveIndexStatus {
   /** While a catch-up or rebuild runs: files handled of those listed. */
   progress: { done: number; total: number } | null;
   error: string | null;
+  /**
+   * Changes the store has not taken yet (it refused the last save: PostgreSQL down, disk full),
+   * retried with backoff; null when everything is stored. `generation` is the last stored one.
+   */
+  unsaved: UnsavedChanges | null;
 }
 
 /**
@@ -80,6 +86,9 @@ export class LiveIndex {
   /** Paused by Auto Focus: no watching, no reads, queued updates dropped until `resume`. */
   private suspended = false;
   private progress: { done: number; total: number } | null = null;
+  /** Signals of changes applied in memory whose save (or signal record) has not gone through yet. */
+  private unsignalled: { paths: Set<string>; previousHead?: string | null } = { paths: new Set() };
+  private readonly retry = new SaveRetry(() => void this.serial(() => this.save(this.state)));
   readonly feed: IndexFeed;
 
   constructor(private readonly options: LiveIndexOptions) {
@@ -106,7 +115,7 @@ export class LiveIndex {
         if (!stored.more) break;
         stored = await this.feed.changesSince(stored.generation, previousHead);
       }
-      await this.flush('indexing');
+      await this.save('indexing');
       // Watch first, so a save during the catch-up is not lost between listing and watching.
       await this.watch();
       await this.serial(async () => {
@@ -117,8 +126,7 @@ export class LiveIndex {
         this.progress = null;
         this.head = this.index.stats().head;
         this.writer.forget(stale.filter((path) => !this.index.has(path)));
-        await this.flush('ready');
-        if (stored.state !== null && this.head !== previousHead) await this.commitSignal(previousHead);
+        await this.save('ready', stored.state !== null && this.head !== previousHead ? { previousHead } : {});
       });
     } catch (err) {
       this.state = 'failed';
@@ -156,6 +164,8 @@ export class LiveIndex {
       progress: this.progress,
       error: this.error,
       suspended: this.suspended,
+      // Files whose rows or whose signal the store has not taken (a save can fail between the two).
+      unsaved: this.retry.status(Math.max(this.writer.pendingFiles(), this.unsignalled.paths.size)),
     };
   }
 
@@ -180,9 +190,10 @@ export class LiveIndex {
       const writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next);
       // The new index reports every file it holds as added; the ones it dropped are removed.
       writer.forget(this.index.paths().filter((path) => !next.has(path)));
+      // Whatever the old writer could not save is in the new index (every file read again).
       this.index = next;
       this.writer = writer;
-      await this.flush('ready');
+      await this.save('ready');
     });
   }
 
@@ -192,6 +203,7 @@ export class LiveIndex {
    */
   async suspend(): Promise<void> {
     this.suspended = true;
+    this.retry.cancel();
     const watcher = this.watcher;
     this.watcher = undefined;
     await watcher?.close();
@@ -204,6 +216,8 @@ export class LiveIndex {
     this.suspended = false;
     await this.watch();
     await this.serial(() => this.resync());
+    // Changes the store refused before the pause are tried again now.
+    if (this.retry.pending()) await this.serial(() => this.save(this.state));
   }
 
   private async watch(): Promise<void> {
@@ -219,6 +233,7 @@ export class LiveIndex {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.retry.cancel();
     await this.watcher?.close();
     await this.settled().catch(() => undefined);
   }
@@ -237,8 +252,7 @@ export class LiveIndex {
       if (change !== 'unchanged') changed.push(path);
     }
     if (changed.length === 0) return;
-    const flushed = await this.flush('ready');
-    await this.fileChangeSignal(changed, flushed.generation);
+    await this.save('ready', { paths: changed });
   }
 
   private async headMoved(): Promise<void> {
@@ -255,9 +269,34 @@ export class LiveIndex {
     const moved = this.head !== previous;
     const files = result.added + result.changed + result.removed;
     if (files === 0 && !moved) return;
-    const flushed = await this.flush('ready');
-    if (moved) await this.commitSignal(previous);
-    else await this.fileChangeSignal(flushed.paths, flushed.generation);
+    await this.save('ready', moved ? { previousHead: previous } : { written: true });
+  }
+
+  /**
+   * Stores the index's changes with `state`, then records the signals of everything applied since
+   * the last save that went through. When the store refuses (PostgreSQL down, disk full), the
+   * changes stay in the writer and the signals here, and the save is retried with backoff; the
+   * in-memory index keeps answering. `paths`: files this change touched; `written`: the paths the
+   * flush writes are the change (a re-listing); `previousHead`: HEAD moved from there.
+   */
+  private async save(state: IndexState, change: { paths?: string[]; written?: boolean; previousHead?: string | null } = {}): Promise<void> {
+    this.state = state;
+    for (const path of change.paths ?? []) this.unsignalled.paths.add(path);
+    if (change.previousHead !== undefined && !('previousHead' in this.unsignalled)) this.unsignalled.previousHead = change.previousHead;
+    try {
+      const flushed = await this.flush(state);
+      if (change.written) for (const path of flushed.paths) this.unsignalled.paths.add(path);
+      const pending = this.unsignalled;
+      if ('previousHead' in pending) await this.commitSignal(pending.previousHead ?? null);
+      else if (pending.paths.size > 0) await this.fileChangeSignal([...pending.paths], flushed.generation);
+      this.unsignalled = { paths: new Set() };
+    } catch (err) {
+      const error = err instanceof Error ? err.message.split('\n')[0] ?? 'save failed' : String(err);
+      if (this.retry.failed(error)) this.options.onNotice?.(`index changes not saved, retrying: ${error}`);
+      return;
+    }
+    const outageMs = this.retry.succeeded();
+    if (outageMs !== null) this.options.onNotice?.(`index changes saved again after ${Math.round(outageMs / 1000)} s`);
   }
 
   private async fileChangeSignal(paths: string[], generation: number): Promise<void> {
@@ -280,7 +319,6 @@ export class LiveIndex {
 
   private async flush(state: IndexState): Promise<FlushResult> {
     const result = await this.writer.flush(state);
-    this.state = state;
     this.error = null;
     this.generation = result.generation;
     this.updatedAt = new Date();

@@ -21,6 +21,8 @@ export interface ReplicaStatus {
   synced_at: string | null;
   /** One line when the last sync failed. */
   sync_error: string | null;
+  /** ISO time of the first of the syncs failing in a row (the store unreachable since then), or null. */
+  sync_failing_since: string | null;
 }
 
 export class IndexReplica {
@@ -30,6 +32,7 @@ export class IndexReplica {
   private last: StoredChanges | null = null;
   private syncedAt: Date | null = null;
   private syncError: string | null = null;
+  private failingSince: Date | null = null;
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<boolean> | null = null;
 
@@ -73,6 +76,7 @@ export class IndexReplica {
       error: this.last?.error ?? null,
       synced_at: this.syncedAt?.toISOString() ?? null,
       sync_error: this.syncError,
+      sync_failing_since: this.failingSince?.toISOString() ?? null,
     };
   }
 
@@ -84,9 +88,11 @@ export class IndexReplica {
         changes = await this.feed.changesSince(this.generation, this.head);
       } catch (err) {
         this.syncError = err instanceof Error ? err.message.split('\n')[0] ?? 'sync failed' : String(err);
+        this.failingSince ??= new Date();
         throw err;
       }
       this.syncError = null;
+      this.failingSince = null;
       this.syncedAt = new Date();
       this.last = changes;
       // A generation that went backwards means the store was rebuilt: start over from everything.

@@ -34,6 +34,11 @@ export class IndexWriter {
     if (paths.length > 0) this.pending = merge(this.pending, { upserted: [], removed: [...paths] });
   }
 
+  /** Files whose change a failed flush kept for the next one. */
+  pendingFiles(): number {
+    return this.pending === null ? 0 : this.pending.upserted.length + this.pending.removed.length;
+  }
+
   /** Writes the changes taken from the index, with `state` (and `error` when failed). */
   flush(state: IndexState, error?: string): Promise<FlushResult> {
     const run = this.queue.then(() => this.write(state, error));
