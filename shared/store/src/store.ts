@@ -18,6 +18,7 @@ import { createPredictionRepository, type PredictionRepository } from './reposit
 import { createRepositoryIndexRepository, type RepositoryIndexRepository } from './repositories/repository-index';
 import { createResolutionRepository, type ResolutionRepository } from './repositories/resolutions';
 import { createSignalEventRepository, type SignalEventRepository } from './repositories/signals';
+import { createStoredTextRepository, type StoredTextRepository } from './repositories/stored-text';
 import { createWorkProductRepository, type WorkProductRepository } from './repositories/work-products';
 import { createWorkspaceRepository, type WorkspaceRepository } from './repositories/workspaces';
 
@@ -67,6 +68,8 @@ export interface Store {
   readonly repositoryIndex: RepositoryIndexRepository;
   /** Chunk embeddings of the semantic stage of retrieval (optional; empty without a model backend). */
   readonly chunkEmbeddings: ChunkEmbeddingRepository;
+  /** Prepared work's stored texts as a whole: re-redacted when the redaction changes. */
+  readonly storedText: StoredTextRepository;
   /** Runs a trivial query. Never throws. */
   health(): Promise<StoreHealth>;
   /** Closes every connection (PGlite: flushes the data directory, then frees its lock). Idempotent. */
@@ -116,6 +119,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     jobs: createJobRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
+    storedText: createStoredTextRepository(db),
     async health() {
       if (closing) return { ok: false, latencyMs: 0, detail: `${backend.describe}: store is closed` };
       const started = performance.now();
