@@ -35,6 +35,9 @@ export interface CredentialFormat {
 export const REDACTED = '[redacted]';
 const MARK = '\\[redacted\\]';
 
+/** A character of a PEM key's body: base64, line breaks and blanks, `\n` escapes, `Proc-Type: 4,ENCRYPTED` headers. */
+const PEM_BODY = '[A-Za-z0-9+/=:, \\t\\r\\n\\\\-]';
+
 /** `source` with every ASCII letter outside a class matching either case (`key` → `[Kk][Ee][Yy]`). */
 function anyCase(source: string): string {
   return source.replace(/\[[^\]]*\]|[A-Za-z]/g, (m) => (m.length === 1 ? `[${m.toUpperCase()}${m.toLowerCase()}]` : m));
@@ -78,10 +81,17 @@ function kept(id: string, kind: string, before: string, secret: string, after = 
 export const CREDENTIAL_FORMATS: readonly CredentialFormat[] = [
   { id: 'sk-api-key', kind: 'API key', pattern: '(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}' },
   // The whole body of a PEM private key (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), up to its
-  // END line or, cut off, to the end of the text; the armour lines say what it was. Also inside a
-  // string with `\n` escapes. The signature is the BEGIN line, which redaction leaves.
+  // END line; cut off, up to the first character no key body holds (the end of a string, a diff's
+  // `@@`), or the end of the text. Also inside a string with `\n` escapes, and in a diff, whose
+  // line prefixes `redactText` keeps. The signature is the BEGIN line, which redaction leaves.
   {
-    ...kept('private-key', 'private key', '-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----', '[\\s\\S]+?', '-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$'),
+    ...kept(
+      'private-key',
+      'private key',
+      '-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----',
+      `${PEM_BODY}+?`,
+      `-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?!${PEM_BODY})|$`,
+    ),
     signature: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/,
   },
   // AWS access key ids; AWS's documented samples (`AKIAIOSFODNN7EXAMPLE`) are left for the docs.
@@ -110,12 +120,12 @@ export const CREDENTIAL_FORMATS: readonly CredentialFormat[] = [
     assignment: true,
   },
   // `DB_PASSWORD=s3cr3t-value`, `secret: abc123def`: an unquoted value ending its line (env files,
-  // YAML, INI) of 8 or more characters with a digit, and not a call, a type or a dotted name.
+  // YAML, INI; in a diff too) of 8 or more characters with a digit, not a call, a type or a dotted name.
   {
     id: 'credential-assignment-unquoted',
     kind: 'hard-coded credential',
     pattern:
-      `(?:^|\\n)[ \\t]{0,64}(?:export[ \\t]+)?[\\w.-]{0,64}${CREDENTIAL_NAME}[ \\t]{0,8}[:=][ \\t]{0,8}` +
+      `(?:^|\\n)[+ -]?[ \\t]{0,64}(?:export[ \\t]+)?[\\w.-]{0,64}${CREDENTIAL_NAME}[ \\t]{0,8}[:=][ \\t]{0,8}` +
       `(?<secret>${NOT_A_VALUE}(?![A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+[ \\t]*(?:\\r?\\n|$))(?=\\S*\\d)[^\\s'"#()\\[\\]{}<>,;]{8,})(?=[ \\t]*(?:#[^\\n]*)?(?:\\r?\\n|$))`,
     assignment: true,
   },

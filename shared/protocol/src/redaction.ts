@@ -63,13 +63,20 @@ function redactGroups(text: string, re: RegExp): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
+/**
+ * `[redacted]` in place of `match`'s text. Blanks at either end stay; a match over several lines keeps
+ * each line break and, on each line it starts, a first `+`, `-` or blank: the line prefix of a diff
+ * (git patches are redacted whole, and must still parse), one character of no secret elsewhere.
+ */
 function mask(match: string): string {
   const start = match.length - match.trimStart().length;
   if (start === match.length) return match;
   const end = match.trimEnd().length;
-  let breaks = 0;
-  for (let i = start; i < end; i++) if (match.charCodeAt(i) === 10) breaks++;
-  return `${match.slice(0, start)}[redacted]${'\n'.repeat(breaks)}${match.slice(end)}`;
+  const lines = match.slice(start, end).split('\n');
+  const startsLine = match.lastIndexOf('\n', start - 1) >= 0;
+  const out = lines.map((line, i) => ((i > 0 || startsLine) && /^[+\- ]/.test(line) ? line[0] : ''));
+  out[0] += '[redacted]';
+  return match.slice(0, start) + out.join('\n') + match.slice(end);
 }
 
 /** A connection URL safe to show: the password becomes `***` (for errors naming DATABASE_URL/REDIS_URL). */

@@ -17,6 +17,8 @@ const MAX_IDENTIFIER = 40;
 
 /** Formats a line shows by their kept context (a prefix, armour, a URL's user and host). */
 const SIGNATURES = CREDENTIAL_FORMATS.flatMap((f) => (f.signature === undefined ? [] : [{ kind: f.kind, regex: f.signature }]));
+const PRIVATE_KEY = CREDENTIAL_FORMATS.find((f) => f.id === 'private-key')?.kind;
+const KEY_END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY/;
 /** Credential-named assignments, matched on text no pattern redacted (a workspace's own patterns). */
 const ASSIGNMENTS = compileRedactPatterns(CREDENTIAL_FORMATS.filter((f) => f.assignment).map((f) => f.pattern));
 /** `[redacted]` as the value of a credential-named assignment: `password = "[redacted]"`. */
@@ -42,7 +44,13 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
       // Docs and tests show credentials as examples (`password: "hunter2hunter2"`): only a known key
       // shape or a redacted real key counts there, never a credential-named assignment.
       const examples = isDocFile(diff.path, view.file(diff.path)?.language) || isTestPath(diff.path);
+      // Inside a private key's block: its body lines (one `[redacted]` and blanks) are that key.
+      let inKey = false;
       for (const added of addedLines(diff)) {
+        if (inKey) {
+          inKey = !KEY_END.test(added.text);
+          continue;
+        }
         const found = classify(added.text, examples, () => {
           const known = redactedFile.get(diff.path);
           if (known !== undefined) return known;
@@ -51,6 +59,7 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
           return was;
         });
         if (found === undefined) continue;
+        if (found.kind === PRIVATE_KEY && !KEY_END.test(added.text)) inKey = true;
         // Only lines still in the file: the card's evidence must point at current text.
         const here = currentLine(view, diff.path, added.line, added.text);
         if (here === undefined) continue;
