@@ -229,6 +229,28 @@ describe('secrets are never served to agents nor stored (server topology, restar
     expectNoSecret(res.text, 'card inspect');
   });
 
+  test('while the index still holds texts of an older scope, /v1/index/changes serves them redacted by the patterns in force', async () => {
+    const set = (value: unknown) => sous(['config', 'set', 'privacy.redact_patterns', JSON.stringify(value), '--path', repo], { env });
+    // Paused (Auto Focus), the daemon reads nothing: a config change waits to be rebuilt, the store keeps the old texts.
+    expect((await sous(['focus', 'pause', repo], { env })).code).toBe(0);
+    await until(async () => ((await rawRequest({ port, path: '/status' })).json.index?.suspended === true ? true : undefined), 30_000, 100);
+    try {
+      expect((await set([...defaultConfig().privacy.redact_patterns, 'afterKey'])).code).toBe(0);
+      const keys = await until(async () => {
+        const res = await rawRequest({ port, path: '/v1/index/changes?since=0' });
+        const text = (res.json.delta.upserted as Array<{ path: string; text: string }>).find((f) => f.path === 'src/keys.ts')?.text;
+        return text?.includes('export const [redacted] = 1;') ? text : undefined;
+      }, 30_000, 200);
+      expect(keys).not.toContain('afterKey');
+      const stored = (await rows<{ text: string }>(sql`SELECT text FROM index_blobs`)).map((r) => r.text).join('\n');
+      expect(stored).toContain('export const afterKey = 1;');
+    } finally {
+      expect((await set(defaultConfig().privacy.redact_patterns)).code).toBe(0);
+      expect((await sous(['focus', 'resume', repo], { env })).code).toBe(0);
+    }
+    await until(async () => ((await rawRequest({ port, path: '/status' })).json.index?.suspended === false ? true : undefined), 30_000, 100);
+  }, 120_000);
+
   test('sous context --json answers without a secret, from the daemon and offline', async () => {
     const viaDaemon = await sous(['context', '--path', repo, '--prompt', PROMPT, '--top-n', '50', '--json'], { env });
     expect(viaDaemon.code).toBe(0);
