@@ -58,11 +58,12 @@ const ASSIGN = `['"]?[ \\t]{0,8}(?::=|=>|[:=])[ \\t]{0,8}`;
 
 /**
  * Values that are names, references or placeholders, not secrets: `${VAR}`, `<token>`, `%s`, `*****`,
+ * `env:NAME` (how Sous's own config names a variable),
  * an upper-case constant (`GITHUB_TOKEN`, an environment variable's name), a dotted lower-case key
  * (`auth.token.expired`), a URL, and the usual placeholder words.
  */
 const NOT_A_VALUE =
-  `(?![$<{%*&|>!\\[])(?![A-Z][A-Z0-9_]*['"])(?![a-z]+(?:[._][a-z]+)+['"])` +
+  `(?![$<{%*&|>!\\[])(?!env:)(?![A-Z][A-Z0-9_]*['"])(?![a-z]+(?:[._][a-z]+)+['"])` +
   `(?![^\\s'"]*(?:example|EXAMPLE|placeholder|changeme|change_me|dummy|your[_-]|redacted|xxxx|://))`;
 
 /**
@@ -109,8 +110,9 @@ export const CREDENTIAL_FORMATS: readonly CredentialFormat[] = [
   kept('google-api-key', 'Google API key', '(?<![A-Za-z0-9_-])AIza', '[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])'),
   kept('stripe-key', 'Stripe key', '(?<![A-Za-z0-9_])(?:sk_live_|sk_test_|rk_live_|rk_test_|whsec_)', '[0-9A-Za-z]{16,}'),
   kept('jwt', 'JSON Web Token', '(?<![A-Za-z0-9_-])eyJ', '[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*'),
-  // scheme://user:PASSWORD@host: the user and host stay. Placeholders (`${DB_PASSWORD}`, `<pw>`) too.
-  kept('url-password', 'password in a URL', '://(?<=[A-Za-z0-9]://)[^\\s:/?#@\'"`]{0,256}:', '(?![$<{%*\\[])[^\\s/?#@\'"`]{1,256}', '@'),
+  // scheme://user:PASSWORD@host: the user and host stay. Placeholders stay too (`${DB_PASSWORD}`,
+  // `<pw>`, and the words docs write: `postgres://user:password@host`, `…`).
+  kept('url-password', 'password in a URL', '://(?<=[A-Za-z0-9]://)[^\\s:/?#@\'"`]{0,256}:', '(?![$<{%*\\[])(?!(?:password|passwd|pass|pwd|secret|changeme|\\.\\.\\.|…|x+)@)[^\\s/?#@\'"`]{1,256}', '@'),
   // `password = "…"`, `"client_secret": "…"`, `API_KEY: '…'`: a quoted value of 6 or more characters
   // with no space, assigned to a credential name. Code (`password = getpass()`) has no quotes there.
   {

@@ -77,6 +77,8 @@ describe('credential formats', () => {
     'let password = String::new();',
     'password := os.Getenv("PW")',
     'url = "postgres://user:${DB_PASSWORD}@localhost/db"',
+    'use postgres://user:password@host:5432/database or redis://:pass@host, e.g. postgres://sous:…@postgres:5432/sous',
+    'api_key = "env:EXPLORE_KEY"',
     'http://localhost:8080/path and https://example.com:443/x',
     'id = AKIAIOSFODNN7EXAMPLE',
     'The task-runner-configuration-file-format is described below.',
