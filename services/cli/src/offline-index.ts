@@ -8,6 +8,7 @@ import { ensureConfigFile, loadConfig, type SousConfig, type SousPaths } from '@
 import { LiveIndex, ScopeError, scopePolicyFromConfig, type ScopePolicy } from '@sous/retrieval';
 import { openStore, StoreError, type Store } from '@sous/store';
 import { FocusRegistry, sousHome, workspaceKey } from '@sous/focus';
+import { reRedactStoredWork } from '@sous/engine';
 import { CliError } from './cli-error';
 
 export interface OfflineIndex {
@@ -35,6 +36,8 @@ export async function withOfflineIndex<T>(paths: SousPaths, progress: boolean, u
   }
   try {
     const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: paths.root })).id;
+    // Prepared work stored under other redact patterns is redacted again before anything reads it.
+    await reRedactStoredWork(store, workspaceId, policy.redactPatterns);
     const live = new LiveIndex({
       root: paths.root,
       policy,

@@ -23,6 +23,7 @@ import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, proce
 import { focusRoutes } from './routes/focus';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
+import { reRedactStoredWork } from '@sous/engine';
 import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
 
@@ -94,6 +95,12 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     const store = await openStore({ databaseUrl: options.databaseUrl, dataDir: paths.data, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) });
     cleanup.unshift(() => store.close());
     const workspace = await store.workspaces.upsertByRoot({ rootPath: paths.root });
+    // Prepared work stored under other redact patterns is redacted again before anything is served.
+    const reRedact = (patterns: RegExp[]): Promise<void> =>
+      reRedactStoredWork(store, workspace.id, patterns).then((r) => {
+        if (r.ran) logger.info({ cards: r.workProducts.length, resolutions: r.resolutions, predictions: r.predictions }, 'stored prepared work redacted under the current privacy.redact_patterns');
+      });
+    await reRedact(redact);
 
     const queue = createJobQueue({
       redisUrl: options.redisUrl,
@@ -221,6 +228,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         redact = compileRedactPatterns(next.privacy.redact_patterns);
         logger.info('config reloaded');
         index.configChanged(next);
+        void reRedact(redact).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'stored prepared work not redacted again'));
         void backend.check().then(() => activeSemantic.configChanged());
       },
       onError(err) {

@@ -1,4 +1,4 @@
-import { DEFAULT_CONTEXT_PORT, DEFAULT_HOST } from '@sous/protocol';
+import { CREDENTIAL_PATTERNS, DEFAULT_CONTEXT_PORT, DEFAULT_HOST } from '@sous/protocol';
 import type { SousConfig } from './types';
 
 /*
@@ -18,13 +18,38 @@ export const DEFAULT_MCP_HTTP_PORT = DEFAULT_CONTEXT_PORT;
 export const DEFAULT_SKILL_ROOTS: readonly string[] = ['skills', '.claude/skills', '.github/skills'];
 export const DEFAULT_MAX_FEEDBACK_EVENTS_PER_CYCLE = 200;
 export const DEFAULT_ALLOWED_PATHS: readonly string[] = ['src/**', 'docs/**'];
-export const DEFAULT_EXCLUDED_PATTERNS: readonly string[] = ['*.env', '*.key', '*.pem', 'credentials*', 'secrets*'];
 /**
- * Key-like strings starting `sk-` with 20 or more allowed characters. A string starts there only
- * where no key character precedes: without that, hyphenated prose (`task-runner-configuration`,
- * `disk-usage-…`) read as a key and redacted ordinary doc lines.
+ * Files Sous never reads. The spec's five come first; the rest are the other common homes of
+ * credentials (docs/configuration.md#privacy says why each is there):
+ * - `.env.*` variants (`.env.local`, `.env.production`) and direnv's `.envrc`, but not the committed
+ *   templates `.env.example`, `.env.sample`, `.env.template`: they name the variables a project
+ *   needs, useful context, and any value in them is still redacted;
+ * - SSH private keys by their usual names (`id_rsa`, `id_ed25519`, …); the `.pub` halves are public;
+ * - keystores (`*.p12`, `*.pfx`, `*.jks`, `*.keystore`, PuTTY's `*.ppk`);
+ * - files that hold registry or login tokens (`.npmrc`, `.pypirc`, `.netrc`, `.git-credentials`,
+ *   `.pgpass`, `.htpasswd`) and Terraform state, which stores resource secrets in plain text.
  */
-export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}'];
+export const DEFAULT_EXCLUDED_PATTERNS: readonly string[] = [
+  '*.env', '*.key', '*.pem', 'credentials*', 'secrets*',
+  '.env.!(example|sample|template)', '.envrc',
+  'id_{rsa,dsa,ecdsa,ed25519}', 'id_{ecdsa,ed25519}_sk',
+  '*.p12', '*.pfx', '*.jks', '*.keystore', '*.ppk',
+  '.npmrc', '.pypirc', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.htpasswd',
+  '*.tfstate', '*.tfstate.backup',
+];
+/**
+ * The credential formats of @sous/protocol (credentials.ts): the spec's `sk-` pattern first, then
+ * AWS, PEM private keys, GitHub, Slack, Google, Stripe, JWTs, passwords in URLs and credential-named
+ * assignments. Each redacts only the secret part of what it matches.
+ */
+export const DEFAULT_REDACT_PATTERNS: readonly string[] = [...CREDENTIAL_PATTERNS];
+/**
+ * The defaults of earlier releases, which `sous init` wrote into every config file: a file that still
+ * holds one of them exactly is read as holding today's default (config/src/legacy.ts), so upgrading
+ * Sous widens the protection of workspaces that never chose their own.
+ */
+export const LEGACY_EXCLUDED_PATTERNS: readonly (readonly string[])[] = [['*.env', '*.key', '*.pem', 'credentials*', 'secrets*']];
+export const LEGACY_REDACT_PATTERNS: readonly (readonly string[])[] = [['(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}'], ['sk-[A-Za-z0-9_-]{20,}']];
 export const DEFAULT_COMPUTE_DEVICE = 'auto';
 export const DEFAULT_CPU_FRACTION = 0.25;
 export const DEFAULT_GPU_MEMORY_FRACTION = 0.4;

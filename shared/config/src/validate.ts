@@ -9,6 +9,7 @@ import {
   findConfigKey,
   type ConfigKey,
 } from './keys';
+import { upgradeLegacyDefault } from './legacy';
 import { closestKey } from './suggest';
 import { compileRedactPatterns, describeValue, looksSecret } from './secrets';
 import type { SousConfig } from './types';
@@ -53,6 +54,7 @@ export function validateConfigObject(raw: unknown, file?: string): SousConfig {
   if (!isTable(raw)) throw invalid('the configuration', 'a TOML document of tables', raw, file);
   const leaves: Leaf[] = [];
   collect(raw, [], leaves, file);
+  for (const leaf of leaves) leaf.value = upgradeLegacyDefault(leaf.key, leaf.value);
 
   // Redact patterns first: every other value is checked against them.
   const redactLeaf = leaves.find((l) => l.key === REDACT_KEY);

@@ -37,7 +37,9 @@ describe('parseConfigToml errors', () => {
     ['[compute]\nidle_only = "yes"', 'compute.idle_only must be true or false (found "yes")'],
     ['[intent]\nskill_roots = ["../elsewhere"]', 'intent.skill_roots must be a list of repository-relative directories'],
     ['[privacy]\nredact_patterns = ["("]', 'privacy.redact_patterns must be a list of valid regular expressions'],
-    ['[backend]\nbase_url = "http://user:pw@host/v1"', 'backend.base_url must be an http(s) URL without credentials'],
+    ['[backend]\nbase_url = "http://user@host/v1"', 'backend.base_url must be an http(s) URL without credentials'],
+    // A password in a URL is a credential format: refused as a key value, never echoed.
+    ['[backend]\nbase_url = "http://user:pw@host/v1"', 'backend.base_url looks like a key value (it matches privacy.redact_patterns) (found [redacted 22 characters])'],
     ['compute = 3', 'compute must be a table of settings (found 3)'],
     ['[policy]\nbundle = "fastest"', 'policy.bundle must be one of local_lightweight, local_balanced'],
     ['[daemon]\nallowed_origins = ["https://a.example/path"]', 'daemon.allowed_origins must be a list of origins'],
@@ -103,6 +105,23 @@ describe('the secrets rule (spec 5.3)', () => {
   it('uses the configured redact patterns', () => {
     const text = '[privacy]\nredact_patterns = ["^tok_[a-z]{8}$"]\n[backend]\nmodel = "tok_abcdefgh"\n';
     expect(errorOf(() => parseConfigToml(text, FILE)).message).toContain('backend.model looks like a key value');
+  });
+
+  it('reads a privacy list that is exactly an earlier default (as `sous init` wrote it) as today\'s default', () => {
+    const written = [
+      '[privacy]',
+      'excluded_patterns = ["*.env", "*.key", "*.pem", "credentials*", "secrets*"]',
+      'redact_patterns = ["(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}"]',
+    ].join('\n');
+    const cfg = parseConfigToml(written, FILE);
+    expect(cfg.privacy.excluded_patterns).toEqual(defaultConfig().privacy.excluded_patterns);
+    expect(cfg.privacy.excluded_patterns).toContain('id_{rsa,dsa,ecdsa,ed25519}');
+    expect(cfg.privacy.redact_patterns).toEqual(defaultConfig().privacy.redact_patterns);
+    expect(cfg.privacy.redact_patterns.length).toBeGreaterThan(10);
+    // A list of one's own, even a near copy, is kept as written.
+    const own = parseConfigToml('[privacy]\nexcluded_patterns = ["*.env", "*.key", "*.pem", "credentials*"]\nredact_patterns = ["sk-[A-Za-z0-9]{20,}x"]\n', FILE);
+    expect(own.privacy.excluded_patterns).toEqual(['*.env', '*.key', '*.pem', 'credentials*']);
+    expect(own.privacy.redact_patterns).toEqual(['sk-[A-Za-z0-9]{20,}x']);
   });
 });
 

@@ -20,6 +20,7 @@ export type { ScoreParts, FeedbackCounts } from './cycle/score';
 export { markStale, currentHash, changedEvidence } from './cycle/freshness';
 // Feed: what surfaces serve.
 export { PreparedWork } from './feed/prepared-work';
+export { reRedactStoredWork, REDACTED_PATCH_REASON } from './feed/re-redact';
 export type { PreparedWorkOptions, ExportPayload } from './feed/prepared-work';
 export { FEED_CAP, allowedActions, feedCard, inspectCard } from './feed/cards';
 export type { CardAction, FeedCard, WireEvidence } from './feed/cards';

@@ -153,6 +153,46 @@ describe('review detector: secrets', () => {
     expect(json).not.toContain(aws);
     expect(json).not.toContain('hunter2');
   });
+  test('each credential format is named on the card from the redacted text, and a key block counts once', async () => {
+    const j = (...parts: string[]) => parts.join('');
+    const values = {
+      gh: j('ghp', '_', 'Zq7'.repeat(12)),
+      slack: j('xoxb', '-', '2468013579-QwErTyUiOp'),
+      stripe: j('sk_live', '_', '4eC39HqLyjWDarjtT1zdp7dc'),
+      pw: j('Tr0ub4', 'dor'),
+      body: 'x7Kq'.repeat(10),
+    };
+    const dir = repoWith([{ message: 'initial', files: { 'src/conf.ts': 'export const a = 1;\n' } }]);
+    edit(dir, {
+      'src/conf.ts': [
+        'export const a = 1;',
+        `export const gh = "${values.gh}";`,
+        `export const slack = "${values.slack}";`,
+        `export const db = "postgres://app:${values.pw}@db/app";`,
+        `export const stripe = "${values.stripe}";`,
+        'export const pem = `-----BEGIN RSA PRIVATE KEY-----',
+        values.body,
+        values.body,
+        '-----END RSA PRIVATE KEY-----`;',
+        'export const password = getpass();',
+        '',
+      ].join('\n'),
+    });
+    const { candidates, view } = await review(dir);
+    // The detector sees only redacted text.
+    expect(view.text('src/conf.ts')).not.toContain(values.body);
+    const cards = only(candidates, 'review.secret_added');
+    expect(cards).toHaveLength(1);
+    expect(cards[0]?.evidence.map((e) => [e.lineStart, e.note])).toEqual([
+      [2, 'adds a GitHub token to `gh`'],
+      [3, 'adds a Slack token to `slack`'],
+      [4, 'adds a password in a URL to `db`'],
+      [5, 'adds a Stripe key to `stripe`'],
+      [6, 'adds a private key to `pem`'],
+    ]);
+    const json = JSON.stringify(candidates);
+    for (const value of Object.values(values)) expect(json).not.toContain(value);
+  });
 });
 
 describe('review detector: stale callers', () => {

@@ -7,3 +7,5 @@ export { MAX_PROMPT_CHARS, MAX_TOP_N, DEFAULT_TOP_N, MAX_BUDGET_TOKENS } from '.
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, PRIVATE_UMASK, ensurePrivateDir, restrictTree } from './private-files';
 export { FORBIDDEN_JSON_KEYS, findUnsafeJson } from './json-safety';
 export type { UnsafeJson } from './json-safety';
+export { CREDENTIAL_FORMATS, CREDENTIAL_NAME, CREDENTIAL_PATTERNS, REDACTED } from './credentials';
+export type { CredentialFormat } from './credentials';

@@ -30,7 +30,7 @@ export type { PromptAnalysis, QueryTerm, TracebackFrame, RankCandidate, RankedFi
 // Index: the building blocks composed, in memory (store persistence comes next).
 export { buildRepositoryIndex, RepositoryIndex, IndexError, DEFAULT_TOP_N, MAX_TOP_N } from './indexer';
 export type { BuildIndexOptions, ContextItem, ContextResult, IndexedFileRecord, IndexedFileView, IndexReader, IndexStats, QueryOptions, RefreshResult } from './indexer';
-export { fingerprintMtime } from './indexer';
+export { fingerprintMtime, redactionTag } from './indexer';
 export type { StoredFile, StoredSignals, IndexDelta } from './indexer';
 // Persistence: the daemon's live index in the store, and read-only replicas for other processes.
 export { storeIndexFeed, IndexWriter, IndexReplica, LiveIndex, DEFAULT_SYNC_INTERVAL_MS, MAX_FILE_BATCH, SAVE_RETRY_FIRST_MS, SAVE_RETRY_MAX_MS } from './persist';

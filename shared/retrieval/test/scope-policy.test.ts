@@ -41,6 +41,17 @@ describe('scope policy', () => {
     expect(policy.inScope('src/env.ts')).toBe(true);
   });
 
+  it('excludes the common homes of credentials by default, but not public keys or env templates', () => {
+    const excluded = [
+      'src/.env.local', 'src/.env.production', 'src/.envrc', 'src/id_rsa', 'src/.ssh/id_ed25519', 'src/id_ecdsa', 'src/id_ed25519_sk',
+      'src/release.jks', 'src/app.keystore', 'src/certs/client.p12', 'src/certs/client.pfx', 'src/putty.ppk', 'src/server.key',
+      'src/.npmrc', 'src/.pypirc', 'src/.netrc', 'src/.git-credentials', 'src/.pgpass', 'src/.htpasswd', 'src/infra/terraform.tfstate',
+    ];
+    for (const path of excluded) expect({ path, decision: policy.decide(path) }).toEqual({ path, decision: expect.objectContaining({ inScope: false, reason: 'excluded' }) });
+    const kept = ['src/id_rsa.pub', 'src/.env.example', 'src/.env.sample', 'src/.env.template', 'src/id_utils.py', 'src/keys.ts', 'src/tokenizer.py', 'src/environment.ts'];
+    for (const path of kept) expect({ path, inScope: policy.inScope(path) }).toEqual({ path, inScope: true });
+  });
+
   it('anchors patterns with a slash and treats a trailing slash as folders only', () => {
     const p = createScopePolicy({ allowedPaths: ['**'], excludedPatterns: ['config/*.json', '/local.txt', 'build/'] });
     expect(p.inScope('config/app.json')).toBe(false);

@@ -48,4 +48,5 @@ export type { SignalEventRepository, SignalEventInput } from './repositories/sig
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
 export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';
 export { VECTOR_PAGE_ROWS } from './repositories/chunk-embeddings';
+export type { StoredTextRepository, RewriteResult } from './repositories/stored-text';
 export type { ChunkEmbeddingRepository, ChunkFileInput, ChunkVectorInput, ChunkHit, EmbeddedFile, StoredChunkVector, VectorSupport } from './repositories/chunk-embeddings';

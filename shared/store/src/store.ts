@@ -18,6 +18,7 @@ import { createPredictionRepository, type PredictionRepository } from './reposit
 import { createRepositoryIndexRepository, type RepositoryIndexRepository } from './repositories/repository-index';
 import { createResolutionRepository, type ResolutionRepository } from './repositories/resolutions';
 import { createSignalEventRepository, type SignalEventRepository } from './repositories/signals';
+import { createStoredTextRepository, type StoredTextRepository } from './repositories/stored-text';
 import { createWorkProductRepository, type WorkProductRepository } from './repositories/work-products';
 import { createWorkspaceRepository, type WorkspaceRepository } from './repositories/workspaces';
 
@@ -80,6 +81,8 @@ export interface Store {
   readonly repositoryIndex: RepositoryIndexRepository;
   /** Chunk embeddings of the semantic stage of retrieval (optional; empty without a model backend). */
   readonly chunkEmbeddings: ChunkEmbeddingRepository;
+  /** Prepared work's stored texts as a whole: re-redacted when the redaction changes. */
+  readonly storedText: StoredTextRepository;
   /** Runs a trivial query. Never throws. */
   health(): Promise<StoreHealth>;
   /**
@@ -138,6 +141,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
     outage: () => (closing ? null : backend.outage()),
+    storedText: createStoredTextRepository(db),
     async health() {
       if (closing) return { ok: false, latencyMs: 0, detail: `${backend.describe}: store is closed` };
       const started = performance.now();

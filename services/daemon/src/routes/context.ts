@@ -1,6 +1,8 @@
 import type { Express } from 'express';
 import Joi from 'joi';
 import { contextRoutes, validate } from '@sous/http';
+import { redactText } from '@sous/protocol';
+import { scopeKey } from '@sous/retrieval';
 import type { DaemonContext } from '../daemon';
 
 const changesQuery = Joi.object({
@@ -26,6 +28,12 @@ export function indexRoutes(app: Express, ctx: DaemonContext): void {
   app.get('/v1/index/changes', async (req, res) => {
     const q = validate(changesQuery, req.query, 'query') as { since: number; head?: string };
     const knownHead = q.head === undefined ? undefined : q.head === '' ? null : q.head;
-    res.json(await ctx.index.live.feed.changesSince(q.since, knownHead));
+    const changes = await ctx.index.live.feed.changesSince(q.since, knownHead);
+    // Stored texts are redacted, and rewritten when the privacy scope changes; while a rebuild under
+    // new patterns runs they are still the old ones, so then they leave redacted by the ones in force.
+    const policy = ctx.index.policy();
+    if (changes.scope_key === scopeKey(policy)) return void res.json(changes);
+    const upserted = changes.delta.upserted.map((f) => ({ ...f, text: redactText(f.text, policy.redactPatterns) }));
+    res.json({ ...changes, delta: { ...changes.delta, upserted } });
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { IndexState, Store } from '@sous/store';
 import { buildRepositoryIndex, RepositoryIndex, type ContextResult, type IndexReader, type QueryOptions } from '../indexer';
-import { headCommit, scopeKey, type ScopePolicy } from '../scope';
+import { headCommit, sameRedaction, scopeKey, type ScopePolicy } from '../scope';
 import { RepositoryWatcher, type WatchMode } from '../watch';
 import { storeIndexFeed, type IndexFeed } from './feed';
 import { SaveRetry, type UnsavedChanges } from './save-retry';
@@ -19,7 +19,8 @@ const SIGNAL_PATHS = 50;
 export interface LiveIndexOptions {
   root: string;
   policy: ScopePolicy;
-  store: Pick<Store, 'repositoryIndex' | 'signals'>;
+  /** With `chunkEmbeddings`, vectors of files dropped by a scope change (all, when the redaction changed) go too. */
+  store: Pick<Store, 'repositoryIndex' | 'signals'> & Partial<Pick<Store, 'chunkEmbeddings'>>;
   workspaceId: string;
   /** Watch the repository; `polling` forces polling mode. Default: watch natively. */
   watch?: false | { polling?: boolean };
@@ -108,6 +109,7 @@ export class LiveIndex {
       // Texts stored under another scope (allowed paths, exclusions, redaction changed while the
       // daemon was down) are not trusted: everything is read again and the old rows are replaced.
       const sameScope = stored.scope_key === scopeKey(this.options.policy);
+      const redactionKept = sameRedaction(stored.scope_key, this.options.policy);
       const stale: string[] = [];
       for (;;) {
         if (sameScope) await this.index.applyStored(stored.delta);
@@ -115,7 +117,11 @@ export class LiveIndex {
         if (!stored.more) break;
         stored = await this.feed.changesSince(stored.generation, previousHead);
       }
+      // The old rows go before anything is read: a reader never meets a text of the old scope
+      // again, nor does a restart cut short here (the new scope is stored with the removal).
+      this.writer.forget(stale);
       await this.save('indexing');
+      if (stale.length > 0) await this.dropOldContent(redactionKept ? [] : stale);
       // Watch first, so a save during the catch-up is not lost between listing and watching.
       await this.watch();
       await this.serial(async () => {
@@ -125,8 +131,8 @@ export class LiveIndex {
         });
         this.progress = null;
         this.head = this.index.stats().head;
-        this.writer.forget(stale.filter((path) => !this.index.has(path)));
         await this.save('ready', stored.state !== null && this.head !== previousHead ? { previousHead } : {});
+        await this.dropVectors(stale.filter((path) => !this.index.has(path)));
       });
     } catch (err) {
       this.state = 'failed';
@@ -189,12 +195,29 @@ export class LiveIndex {
       this.progress = null;
       const writer = new IndexWriter(this.options.store.repositoryIndex, this.options.workspaceId, next);
       // The new index reports every file it holds as added; the ones it dropped are removed.
-      writer.forget(this.index.paths().filter((path) => !next.has(path)));
+      const old = this.index.paths();
+      const dropped = old.filter((path) => !next.has(path));
+      writer.forget(dropped);
+      const redactionKept = sameRedaction(scopeKey(this.index.policy), policy);
       // Whatever the old writer could not save is in the new index (every file read again).
       this.index = next;
       this.writer = writer;
       await this.save('ready');
+      await this.dropOldContent(redactionKept ? dropped : old);
     });
+  }
+
+  /**
+   * After a scope change: contents no file points at any more (texts read under the old scope) are
+   * deleted from the store, and so are the vectors of `paths` (embedded from those texts).
+   */
+  private async dropOldContent(paths: readonly string[]): Promise<void> {
+    await this.options.store.repositoryIndex.compact(this.options.workspaceId);
+    await this.dropVectors(paths);
+  }
+
+  private async dropVectors(paths: readonly string[]): Promise<void> {
+    if (paths.length > 0) await this.options.store.chunkEmbeddings?.removePaths(this.options.workspaceId, paths);
   }
 
   /**

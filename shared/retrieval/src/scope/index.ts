@@ -1,7 +1,7 @@
 export { ScopeError } from './errors';
 export type { ScopeErrorCode } from './errors';
 export { listCandidateFiles, headCommit } from './files';
-export { createScopePolicy, scopePolicyFromConfig, normalizeRelativePath, scopeKey } from './policy';
+export { createScopePolicy, scopePolicyFromConfig, normalizeRelativePath, sameRedaction, scopeKey } from './policy';
 export type { ScopePolicy, ScopePolicyOptions, ScopeDecision } from './policy';
 export {
   detectLanguage,

@@ -120,3 +120,14 @@ function compileExcluder(rawPattern: string): Excluder {
 export function scopeKey(policy: ScopePolicy): string {
   return JSON.stringify([policy.allowedPaths, policy.excludedPatterns, policy.redactPatterns.map((r) => `${r.source}/${r.flags}`)]);
 }
+
+/** Whether a stored `scopeKey` was made under the same redaction patterns as `policy`. */
+export function sameRedaction(storedKey: string | null, policy: ScopePolicy): boolean {
+  if (storedKey === null) return false;
+  try {
+    const stored = (JSON.parse(storedKey) as unknown[])[2];
+    return JSON.stringify(stored) === JSON.stringify(policy.redactPatterns.map((r) => `${r.source}/${r.flags}`));
+  } catch {
+    return false;
+  }
+}

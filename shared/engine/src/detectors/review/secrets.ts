@@ -1,31 +1,30 @@
 /**
  * Review rule: a key-like secret added by the changes under review. Texts reach the engine already
- * redacted by `privacy.redact_patterns`, so an added `[redacted]` is the main signal; a few common
- * key shapes the default pattern does not cover are matched on the (redacted) line as well. The card
+ * redacted by `privacy.redact_patterns`, whose defaults are the credential formats of @sous/protocol:
+ * each format's signature finds it on a line whether redacted (`AKIA[redacted]`) or not (a workspace
+ * with patterns of its own), and a bare `[redacted]` is a key one of the patterns matched. The card
  * names the kind of secret, the line and at most the identifier it is assigned to: never the value.
  */
-import type { RepositoryView } from '../../view/repository-view';
+import { CREDENTIAL_FORMATS, CREDENTIAL_NAME, compileRedactPatterns, REDACTED } from '@sous/protocol';
+import { sha256Of, type RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import { isDocFile } from '../docs-drift/mentions';
 import { addedLines, capitalised, commitOf, currentLine, describeSource, evidenceMarkdown, isTestPath, joinWords, type ChangeSet } from './changes';
 
-const REDACTED = '[redacted]';
 const STRENGTH = 0.9;
 /** Identifiers longer than this are not shown (a long token-like name might itself be sensitive). */
 const MAX_IDENTIFIER = 40;
 
-/** Key shapes the default redaction (`sk-…`) misses. Matched on redacted text, never shown. */
-const SHAPES: ReadonlyArray<{ kind: string; regex: RegExp }> = [
-  { kind: 'AWS access key id', regex: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
-  { kind: 'private key', regex: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----/ },
-  { kind: 'GitHub token', regex: /\bgh[pousr]_[A-Za-z0-9]{36}\b/ },
-  { kind: 'Slack token', regex: /\bxox[baprs]-[A-Za-z0-9-]{10,}/ },
-];
-
-/** `apiKey = "…"`, `password: '…'`: a credential-named field assigned a long literal. */
-const ASSIGNMENT = /([\w$.-]*(?:api[_-]?key|secret|password|passwd|token))['"]?\s*[:=]\s*(['"])([^'"\s]{12,})\2/i;
-/** Values that are names or placeholders, not secrets. */
-const NOT_A_VALUE = [/^[A-Z][A-Z0-9_]+$/, /^[a-z]+(?:[._][a-z]+)+$/i, /^(?:x+|\*+|\.+|-+|0+)$/i, /example|placeholder|changeme|dummy|your[_-]|redacted|:\/\/|^[$%{<]/i];
+/** Formats a line shows by their kept context (a prefix, armour, a URL's user and host). */
+const SIGNATURES = CREDENTIAL_FORMATS.flatMap((f) => (f.signature === undefined ? [] : [{ kind: f.kind, regex: f.signature }]));
+const PRIVATE_KEY = CREDENTIAL_FORMATS.find((f) => f.id === 'private-key')?.kind;
+const KEY_END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY/;
+/** Credential-named assignments, matched on text no pattern redacted (a workspace's own patterns). */
+const ASSIGNMENTS = compileRedactPatterns(CREDENTIAL_FORMATS.filter((f) => f.assignment).map((f) => f.pattern));
+/** `[redacted]` as the value of a credential-named assignment: `password = "[redacted]"`. */
+const REDACTED_ASSIGNMENT = new RegExp(`${CREDENTIAL_NAME}['"]?\\s*(?::=|=>|[:=])\\s*[rbu]?['"]?\\[redacted\\]`);
+/** The identifier a credential-named assignment assigns to. */
+const ASSIGNED_NAME = new RegExp(`([\\w$.-]*${CREDENTIAL_NAME})['"]?\\s*(?::=|=>|[:=])`);
 
 interface SecretHit {
   kind: string;
@@ -45,7 +44,13 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
       // Docs and tests show credentials as examples (`password: "hunter2hunter2"`): only a known key
       // shape or a redacted real key counts there, never a credential-named assignment.
       const examples = isDocFile(diff.path, view.file(diff.path)?.language) || isTestPath(diff.path);
+      // Inside a private key's block: its body lines (one `[redacted]` and blanks) are that key.
+      let inKey = false;
       for (const added of addedLines(diff)) {
+        if (inKey) {
+          inKey = !KEY_END.test(added.text);
+          continue;
+        }
         const found = classify(added.text, examples, () => {
           const known = redactedFile.get(diff.path);
           if (known !== undefined) return known;
@@ -54,6 +59,7 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
           return was;
         });
         if (found === undefined) continue;
+        if (found.kind === PRIVATE_KEY && !KEY_END.test(added.text)) inKey = true;
         // Only lines still in the file: the card's evidence must point at current text.
         const here = currentLine(view, diff.path, added.line, added.text);
         if (here === undefined) continue;
@@ -88,31 +94,29 @@ export function secretCandidates(view: RepositoryView, changes: readonly ChangeS
  * that was never redacted (a redaction helper, a log mask) is no secret.
  */
 function classify(text: string, examples: boolean, redacted: () => boolean): { kind: string; identifier: string | undefined } | undefined {
-  const marker = text.indexOf(REDACTED);
-  if (marker >= 0 && redacted()) return { kind: 'key matching privacy.redact_patterns', identifier: identifierBefore(text, marker) };
-  for (const shape of SHAPES) {
+  for (const shape of SIGNATURES) {
     const m = shape.regex.exec(text);
-    // AWS's documented sample key (AKIAIOSFODNN7EXAMPLE) and its kin appear in docs and tests.
-    if (m !== null && /EXAMPLE/i.test(m[0])) continue;
-    if (m !== null) return { kind: shape.kind, identifier: identifierBefore(text, m.index) };
+    if (m !== null && (!m[0].includes(REDACTED) || redacted())) return { kind: shape.kind, identifier: identifierBefore(text, m.index) };
+  }
+  const marker = text.indexOf(REDACTED);
+  if (marker >= 0 && redacted()) {
+    // A redacted credential-named assignment is the weak kind: docs and tests show such examples.
+    if (REDACTED_ASSIGNMENT.test(text)) return examples ? undefined : { kind: 'hard-coded credential', identifier: safeIdentifier(ASSIGNED_NAME.exec(text)?.[1]) };
+    return { kind: 'key matching privacy.redact_patterns', identifier: identifierBefore(text, marker) };
   }
   if (examples) return undefined;
-  const m = ASSIGNMENT.exec(text);
-  const value = m?.[3];
-  if (m !== null && value !== undefined && !NOT_A_VALUE.some((r) => r.test(value))) {
-    return { kind: 'hard-coded credential', identifier: safeIdentifier(m[1]) };
-  }
+  if (ASSIGNMENTS.some((r) => r.test(text))) return { kind: 'hard-coded credential', identifier: safeIdentifier(ASSIGNED_NAME.exec(text)?.[1]) };
   return undefined;
 }
 
-/** Whether the indexed text differs in length from the file on disk: a redaction happened. */
+/** Whether the indexed text is not the file on disk: a redaction happened. */
 function wasRedacted(view: RepositoryView, path: string): boolean {
   const file = view.file(path);
   const text = view.text(path);
   if (file === undefined || text === undefined) return true;
-  const length = Buffer.byteLength(text, 'utf8');
-  // A dropped UTF-8 byte-order mark accounts for three bytes.
-  return file.bytes !== length && file.bytes !== length + 3;
+  // A dropped UTF-8 byte-order mark is the only other change reading makes (a ten-character secret
+  // gives a text of the same length, so lengths cannot tell).
+  return sha256Of(text) !== file.sha256 && sha256Of(`\uFEFF${text}`) !== file.sha256;
 }
 
 /** The name a value at `index` is assigned to (`key` in `const key = "…"`), when it is a plain identifier. */
@@ -123,7 +127,7 @@ function identifierBefore(text: string, index: number): string | undefined {
 
 function safeIdentifier(name: string | undefined): string | undefined {
   if (name === undefined || name.length > MAX_IDENTIFIER || !/^[A-Za-z_$][\w$.-]*$/.test(name)) return undefined;
-  if (name.includes(REDACTED) || SHAPES.some((s) => s.regex.test(name))) return undefined;
+  if (name.includes(REDACTED) || SIGNATURES.some((s) => s.regex.test(name))) return undefined;
   return name;
 }
 
