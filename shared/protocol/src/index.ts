@@ -9,3 +9,4 @@ export { FORBIDDEN_JSON_KEYS, findUnsafeJson } from './json-safety';
 export type { UnsafeJson } from './json-safety';
 export { CREDENTIAL_FORMATS, CREDENTIAL_NAME, CREDENTIAL_PATTERNS, REDACTED } from './credentials';
 export type { CredentialFormat } from './credentials';
+export { processAlive } from './process-alive';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SousPaths } from '@sous/config';
-import { PRIVATE_FILE_MODE, ensurePrivateDir } from '@sous/protocol';
+import { PRIVATE_FILE_MODE, ensurePrivateDir, processAlive } from '@sous/protocol';
 
 /** Written by the daemon once it listens; removed on clean shutdown. */
 export interface DaemonRunState {
@@ -73,32 +73,7 @@ export function removeRunState(paths: SousPaths, which: RunFile, pid: number): v
   }
 }
 
-/**
- * True when a process with this pid exists and has not exited (signal 0 checks without touching it).
- * A zombie (exited, not yet reaped: a container whose PID 1 does not reap, or this sandbox) counts
- * as dead, or a killed supervisor would look alive forever.
- */
+/** True when a process with this pid exists and has not exited; a zombie counts as exited (`processAlive`). */
 export function pidAlive(pid: number | null | undefined): boolean {
-  if (!pid || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
-}
-
-/**
- * Linux only (elsewhere false): the process has exited and only its entry remains. A killed
- * multi-threaded process shows `Z` while its other threads still tear down (and hold its files and
- * ports): it counts as exited once one thread is left.
- */
-function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return /^State:\s*[ZX]/m.test(status) && /^Threads:\s*1$/m.test(status);
-  } catch {
-    return false;
-  }
+  return processAlive(pid);
 }

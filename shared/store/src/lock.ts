@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { PRIVATE_FILE_MODE } from '@sous/protocol';
+import { PRIVATE_FILE_MODE, processAlive } from '@sous/protocol';
 import { StoreError, firstLine } from './errors';
 
 /** Name of the lock file inside a PGlite data directory. */
@@ -29,33 +29,9 @@ export function readLockHolder(lockPath: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/**
- * True when a process with this pid exists and has not exited (EPERM means it exists but belongs to
- * someone else). A zombie (exited, never reaped: a container whose PID 1 does not reap) holds no lock.
- */
-export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
-}
-
-/**
- * Linux only (elsewhere false): the process has exited and only its entry remains. A killed
- * multi-threaded process shows `Z` while its other threads still tear down (and hold its files and
- * ports): it counts as exited once one thread is left.
- */
-function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return /^State:\s*[ZX]/m.test(status) && /^Threads:\s*1$/m.test(status);
-  } catch {
-    return false;
-  }
+/** True when `pid` is this process or one that exists and has not exited (a zombie holds no lock). */
+function holderAlive(pid: number): boolean {
+  return pid === process.pid || processAlive(pid);
 }
 
 /**
@@ -83,7 +59,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
         }
       }
       const holder = readLockHolder(lockPath);
-      if (holder !== undefined && processAlive(holder)) {
+      if (holder !== undefined && holderAlive(holder)) {
         throw new StoreError(
           'store_locked',
           `the data directory ${dataDir} is in use by process ${holder}: stop that process (sous down) or use another directory`,
@@ -111,7 +87,7 @@ function clearStaleLock(lockPath: string, stalePid: number | undefined): void {
     throw new StoreError('store_open_failed', `cannot clear the stale lock ${lockPath} (${firstLine(err)}): remove it by hand`);
   }
   const moved = readLockHolder(aside);
-  if (moved !== stalePid && moved !== undefined && processAlive(moved)) {
+  if (moved !== stalePid && moved !== undefined && holderAlive(moved)) {
     try {
       fs.linkSync(aside, lockPath);
     } catch {
