@@ -74,6 +74,8 @@ export const DEFAULT_SEMANTIC_MODE = 'auto';
 export const DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS = 30;
 /** Spec 2.9: tier `capable` defaults to `local_balanced`. */
 export const DEFAULT_POLICY_BUNDLE = 'local_balanced';
+/** Default work style: Sous prepares for coding agents first. */
+export const DEFAULT_WORK_STYLE = 'coding';
 
 /** The default configuration. Frozen: copy it with `defaultConfig()` before changing anything. */
 export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
@@ -125,7 +127,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     semantic: DEFAULT_SEMANTIC_MODE,
   },
   refinement: { enabled: false, adoption_pending_confirm_seconds: DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS },
-  policy: { bundle: DEFAULT_POLICY_BUNDLE },
+  policy: { bundle: DEFAULT_POLICY_BUNDLE, work_style: DEFAULT_WORK_STYLE },
   daemon: { allowed_hosts: [], allowed_origins: [] },
 } satisfies SousConfig);
 

@@ -12,6 +12,7 @@ export {
   EXPLORATION_BACKENDS,
   POLICY_BUNDLE_IDS,
   SEMANTIC_MODES,
+  WORK_STYLES,
 } from './types';
 export type {
   SousConfig,
@@ -25,6 +26,7 @@ export type {
   ExplorationBackend,
   PolicyBundleId,
   SemanticMode,
+  WorkStyle,
 } from './types';
 export {
   DEFAULT_CONFIG,
@@ -36,6 +38,7 @@ export {
   DEFAULT_REDACT_PATTERNS,
   DEFAULT_EXCLUDED_PATTERNS,
   DEFAULT_POLICY_BUNDLE,
+  DEFAULT_WORK_STYLE,
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_SEMANTIC_MODE,
   DEFAULT_MAX_READY_CARDS,

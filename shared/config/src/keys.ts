@@ -10,6 +10,7 @@ import {
   MCP_TOOL_NAME_STYLES,
   POLICY_BUNDLE_IDS,
   SEMANTIC_MODES,
+  WORK_STYLES,
 } from './types';
 
 /**
@@ -243,6 +244,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
   row('refinement.enabled', bool(), C.refinement.enabled, 'Enable the refinement feature.'),
   row('refinement.adoption_pending_confirm_seconds', int(1, 3_600), C.refinement.adoption_pending_confirm_seconds, 'How long an adoption waits for confirmation, in seconds.'),
   row('policy.bundle', oneOf(POLICY_BUNDLE_IDS), C.policy.bundle, 'Active policy bundle (set by sous setup apply).', true),
+  row('policy.work_style', oneOf(WORK_STYLES), C.policy.work_style, 'What you mostly do here; composer signals of writing and research weigh more (docs/composer-signals.md).', true),
   row('daemon.allowed_hosts', list('list of host names', Joi.string().hostname(), 'host names'), [...C.daemon.allowed_hosts], 'Host header values the daemon accepts besides its loopback address.', true),
   row('daemon.allowed_origins', origins(), [...C.daemon.allowed_origins], 'Origins allowed to make state-changing requests.', true),
 ]);

@@ -20,6 +20,8 @@ export const POLICY_BUNDLE_IDS = [
   'cost_saver',
   'deep_research',
 ] as const;
+/** What the user mostly does in this workspace; weights composer signals (spec 6.4: writers and researchers most). */
+export const WORK_STYLES = ['coding', 'writing', 'research', 'general', 'support'] as const;
 
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 export type McpToolNameStyle = (typeof MCP_TOOL_NAME_STYLES)[number];
@@ -30,6 +32,7 @@ export type LlmGate = (typeof LLM_GATES)[number];
 export type ExplorationBackend = (typeof EXPLORATION_BACKENDS)[number];
 export type SemanticMode = (typeof SEMANTIC_MODES)[number];
 export type PolicyBundleId = (typeof POLICY_BUNDLE_IDS)[number];
+export type WorkStyle = (typeof WORK_STYLES)[number];
 
 /** A named backend profile (`[backends.<profile>]`), selected per request by `X-Sous-Backend`. */
 export interface BackendProfile {
@@ -83,7 +86,8 @@ export interface SousConfig {
   };
   refinement: { enabled: boolean; adoption_pending_confirm_seconds: number };
   /** Sous addition: the active policy bundle (spec 2.9). */
-  policy: { bundle: PolicyBundleId };
+  /** Sous addition: the work style (spec 6.4), which sets the composer-signal multiplier. */
+  policy: { bundle: PolicyBundleId; work_style: WorkStyle };
   /** Sous addition: what the daemon's HTTP interface accepts besides loopback. */
   daemon: { allowed_hosts: string[]; allowed_origins: string[] };
 }
