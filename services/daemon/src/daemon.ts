@@ -26,6 +26,7 @@ import { preparedWorkRoutes } from './routes/prepared-work';
 import { reRedactStoredWork } from '@sous/engine';
 import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
+import { signalRoutes } from './routes/signals';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -208,6 +209,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         eventRoutes(a, context);
         resourceRoutes(a, context);
         focusRoutes(a, context);
+        signalRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens.
         mcp = mcpHttpRoutes(a, () =>

@@ -46,3 +46,8 @@ export { RATIONALE_MAX_WORDS } from './model/answers';
 export { researchBriefPrompt, rationalePrompt, draftPrompt, anglePrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
 export type { PromptMessage } from './model/prompts';
 export { sessionRefusal } from './cycle/session';
+// Signals: composer lifecycle snapshots (spec 4.3, 6).
+export { ingestComposerSnapshot } from './signals/composer';
+export type { ComposerIntake } from './signals/composer';
+export { checkCapabilities } from './signals/capabilities';
+export { WORK_STYLE_MULTIPLIERS, workStyleMultiplier } from './signals/work-style';

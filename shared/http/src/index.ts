@@ -12,3 +12,4 @@ export { contextRoutes } from './context-routes';
 export { contextAnswerItems } from './context-routes';
 export type { ContextSource, ContextSourceItem, ContextAnswerItem, ContextSemantic } from './context-routes';
 export { startContextSurface, replicaSource, replicaHealth } from './context-surface';
+export { draftIntentSnapshotSchema, validateDraftIntentSnapshot } from './composer-snapshot';

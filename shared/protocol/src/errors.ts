@@ -30,6 +30,7 @@ export const API_ERROR_STATUS = {
   request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  capability_mismatch: 422,
   unsupported_media_type: 415,
   headers_too_large: 431,
   unavailable: 503,

@@ -10,3 +10,5 @@ export type { UnsafeJson } from './json-safety';
 export { CREDENTIAL_FORMATS, CREDENTIAL_NAME, CREDENTIAL_PATTERNS, REDACTED } from './credentials';
 export type { CredentialFormat } from './credentials';
 export { processAlive } from './process-alive';
+export { LIFECYCLE_STATES, CAPABILITY_LEVELS, HONEST_EMITS, DRAFT_ENDING_STATES, RAW_DRAFT_TEXT_KEYS } from './composer';
+export type { DraftIntentSnapshot, LifecycleState, CapabilityLevel } from './composer';

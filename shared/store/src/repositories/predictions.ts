@@ -38,6 +38,11 @@ export interface PredictionRepository {
    * ones keep their first reason. Returns how many changed.
    */
   markStale(ids: string[], reason: StaleReason): Promise<number>;
+  /**
+   * Marks every not-yet-stale prediction of one composer session stale for `reason` and clears its
+   * briefing (`summary`): the draft it was derived from is gone (spec 3.5). Returns how many changed.
+   */
+  markSessionStale(workspaceId: string, composerSessionId: string, reason: StaleReason): Promise<number>;
 }
 
 export function createPredictionRepository(db: StoreDb): PredictionRepository {
@@ -71,6 +76,21 @@ export function createPredictionRepository(db: StoreDb): PredictionRepository {
           .update(predictions)
           .set({ state: 'stale', staleReason: reason, staleAt: sql`now()`, updatedAt: sql`now()` })
           .where(and(inArray(predictions.id, ids), ne(predictions.state, 'stale')))
+          .returning({ id: predictions.id });
+        return rows.length;
+      }),
+    markSessionStale: (workspaceId, composerSessionId, reason) =>
+      attempt('marking the composer session\'s predictions stale', async () => {
+        const rows = await db
+          .update(predictions)
+          .set({ state: 'stale', staleReason: reason, staleAt: sql`now()`, summary: '', updatedAt: sql`now()` })
+          .where(
+            and(
+              eq(predictions.workspaceId, workspaceId),
+              eq(predictions.composerSessionId, composerSessionId),
+              ne(predictions.state, 'stale'),
+            ),
+          )
           .returning({ id: predictions.id });
         return rows.length;
       }),
