@@ -216,6 +216,19 @@ describe.each(factories)('store contract ($name)', (factory) => {
     expect((await store.predictions.get(fromGoal.id))!.goalId).toBeNull();
   });
 
+  it("marks one composer session's predictions stale and clears their briefing, in its workspace only", async () => {
+    const workspaceId = await workspace();
+    const elsewhere = await workspace();
+    const a = await store.predictions.insert({ workspaceId, source: 'composer_intent', composerSessionId: 's-a', title: 'a', summary: 'brief a', state: 'ready' });
+    const b = await store.predictions.insert({ workspaceId, source: 'composer_intent', composerSessionId: 's-b', title: 'b', summary: 'brief b', state: 'ready' });
+    const sameIdOther = await store.predictions.insert({ workspaceId: elsewhere, source: 'composer_intent', composerSessionId: 's-a', title: 'o', summary: 'brief o' });
+    expect(await store.predictions.markSessionStale(workspaceId, 's-a', 'draft_cleared')).toBe(1);
+    expect(await store.predictions.markSessionStale(workspaceId, 's-a', 'draft_abandoned')).toBe(0);
+    expect(await store.predictions.get(a.id)).toMatchObject({ state: 'stale', staleReason: 'draft_cleared', summary: '' });
+    expect(await store.predictions.get(b.id)).toMatchObject({ state: 'ready', summary: 'brief b' });
+    expect(await store.predictions.get(sameIdOther.id)).toMatchObject({ state: 'drafting', summary: 'brief o' });
+  });
+
   it('keeps resolutions with their named fields, never the prompt', async () => {
     const workspaceId = await workspace();
     const resolution = await store.resolutions.insert({
