@@ -1,12 +1,13 @@
 import { and, desc, eq, gte, type SQL } from 'drizzle-orm';
+import { RAW_DRAFT_TEXT_KEYS } from '@sous/protocol';
 import type { StoreDb } from '../db';
 import { clampLimit } from '../defaults';
 import { StoreError } from '../errors';
 import { signalEvents, type SignalEventRow, type SignalKind } from '../schema/signals';
 import { attempt } from './attempt';
 
-/** Payload keys that would carry raw draft or prompt text; refused at any depth (spec 6.8). */
-const RAW_TEXT_KEYS = new Set(['text', 'raw_text', 'draft_text', 'draft', 'prompt', 'preview']);
+/** Payload keys that would carry raw draft or prompt text; refused at any depth (spec 6.8). The one list of @sous/protocol. */
+const RAW_TEXT_KEYS = new Set(RAW_DRAFT_TEXT_KEYS);
 const MAX_PAYLOAD_DEPTH = 8;
 
 /** Input of `SignalEventRepository.append`. */
