@@ -46,3 +46,8 @@ export { RATIONALE_MAX_WORDS } from './model/answers';
 export { researchBriefPrompt, rationalePrompt, draftPrompt, anglePrompt, EXCERPT_CONTEXT_LINES, PROMPT_BUDGET_CHARS } from './model/prompts';
 export type { PromptMessage } from './model/prompts';
 export { sessionRefusal } from './cycle/session';
+// Goals: user-declared intents and their reconciliation against the repository.
+export { Goals, goalView } from './goals/goals';
+export type { GoalView, GoalDeclaration, GoalsOptions } from './goals/goals';
+export { reconcile, canonicalRelatedPath, RECONCILIATION_STATES } from './goals/evidence';
+export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/evidence';
