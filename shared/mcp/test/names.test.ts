@@ -49,6 +49,10 @@ const SPEC_TOOLS = [
   'artefacts.status',
   'artefacts.influence',
   'sources.status',
+  'goals.list',
+  'goals.declare',
+  'goals.update_status',
+  'goals.delete',
 ];
 
 describe('tool names', () => {
