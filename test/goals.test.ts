@@ -164,12 +164,19 @@ test('reconciliation: a deleted or edited related file demotes an active goal, a
   for (const g of [doomed, edited, created, paused]) await request('POST', `/goals/${g.id}/delete`, {});
 }, 90_000);
 
-test('goals persist across a daemon restart, with their status and reconciliation state', async () => {
+test('goals persist across a daemon restart; a file deleted while the daemon was down is reconciled at start', async () => {
   const goal = await declare({ title: 'Survive a restart', related_files: ['src/keep.ts'] });
   await request('POST', `/goals/${goal.id}/status`, { status: 'paused' });
   const before = (await request('GET', `/goals/${goal.id}`)).json.goal;
+  const watched = await declare({ title: 'Watched while down', related_files: ['src/doomed.ts'] });
   expect((await sous(['down', '--path', repo], { env })).code).toBe(0);
-  await start();
-  expect((await request('GET', `/goals/${goal.id}`)).json.goal).toEqual(before);
-  expect(before).toMatchObject({ status: 'paused', reconciliation_state: 'current', related_files: ['src/keep.ts'] });
+  fs.rmSync(path.join(repo, 'src/doomed.ts'));
+  try {
+    await start();
+    expect((await request('GET', `/goals/${goal.id}`)).json.goal).toEqual(before);
+    expect(before).toMatchObject({ status: 'paused', reconciliation_state: 'current', related_files: ['src/keep.ts'] });
+    expect((await goalIn(watched.id, 'stale')).reconciliation_reasons).toEqual(['src/doomed.ts was deleted']);
+  } finally {
+    git(repo, ['checkout', '--', 'src/doomed.ts']);
+  }
 }, 120_000);

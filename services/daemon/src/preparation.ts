@@ -195,6 +195,10 @@ export function startPreparation(options: {
 
   // The first cycle after start: uncommitted work and the latest commits are the freshest activity.
   void index.ready.then(() => scheduler.request({ kind: 'start' }));
+  // Files may have changed while the daemon was down: reconcile every active goal once at start.
+  void index.ready.then(() => goals.reconcile('all')).catch((err: unknown) =>
+    logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'reconciling goals at start failed'),
+  );
 
   return {
     events,
