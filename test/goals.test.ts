@@ -58,11 +58,17 @@ afterAll(async () => {
   if (env.SOUS_HOME) rmTempDir(env.SOUS_HOME);
 }, 60_000);
 
-test('HTTP: declare, get, list by status, change status, delete', async () => {
+test('HTTP: declare (an active goal queues a cycle around its files), get, list by status, change status, delete', async () => {
   const goal = await declare({ title: 'Split the parser', description: 'one module per grammar', related_files: ['./src/keep.ts', 'src/keep.ts', 'src/new.ts'] });
   expect(goal).toMatchObject({ title: 'Split the parser', description: 'one module per grammar', status: 'active', related_files: ['src/keep.ts', 'src/new.ts'], reconciliation_state: 'current', reconciliation_reasons: [] });
   expect(typeof goal.created_at).toBe('string');
   expect((await request('GET', `/goals/${goal.id}`)).json.goal).toEqual(goal);
+
+  // An active goal asks for preparation around its files: a cycle with trigger `goal` is queued.
+  await until(async () => {
+    const jobs = (await request('GET', '/jobs?limit=50')).json.jobs as Array<{ name: string; payload: { trigger?: string; paths?: string[] } }>;
+    return jobs.find((j) => j.name === 'prepare.cycle' && j.payload.trigger === 'goal' && j.payload.paths?.includes('src/keep.ts'));
+  }, 30_000, 100);
 
   const paused = await declare({ title: 'Later', status: 'paused' });
   expect((await request('GET', '/goals?status=paused')).json.goals.map((g: { id: string }) => g.id)).toEqual([paused.id]);
@@ -78,7 +84,7 @@ test('HTTP: declare, get, list by status, change status, delete', async () => {
   expect(deleted.json).toEqual({ deleted: paused.id });
   expect((await request('GET', `/goals/${paused.id}`)).status).toBe(404);
   await request('POST', `/goals/${goal.id}/delete`, {});
-});
+}, 60_000);
 
 test('HTTP: bad input is a 4xx in the one JSON error shape, and changes nothing', async () => {
   const before = (await request('GET', '/goals')).json.goals.length;
