@@ -61,6 +61,10 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'artefacts.inspect': { id: 'wp-1' },
   'artefacts.status': {},
   'artefacts.influence': { id: 'wp-1', action: 'useful' },
+  'goals.list': {},
+  'goals.declare': { title: 'Rename the config loader', related_files: ['src/config.ts'] },
+  'goals.update_status': { id: 'goal-1', status: 'paused' },
+  'goals.delete': { id: 'goal-1' },
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
@@ -224,6 +228,28 @@ describe('MCP tools over a real daemon', () => {
     expect((await call('focus.resume_current_workspace')).data.this_workspace.class).not.toBe('paused');
     expect((await call('focus.set_mode', { mode: 'manual-only' })).data.mode).toBe('manual-only');
     expect((await call('focus.set_mode', { mode: 'auto' })).data.mode).toBe('auto');
+  });
+
+  test('goals: declare, list, update_status and delete round trip; bad status and unknown id are error results', async () => {
+    const declared = await call('goals.declare', { title: 'Rename the config loader', related_files: ['src/config.ts'] });
+    const goal = declared.data.goal as Structured;
+    expect(goal).toMatchObject({ title: 'Rename the config loader', status: 'active', related_files: ['src/config.ts'], reconciliation_state: 'current' });
+    expect(declared.text).toMatch(/^Goal declared:\n- \[active, current\] Rename the config loader/);
+    const listed = await call('goals.list', { status: ['active'] });
+    expect((listed.data.goals as Structured[]).map((g) => g.id)).toContain(goal.id);
+    expect((await call('goals.update_status', { id: goal.id, status: 'achieved' })).data.goal.status).toBe('achieved');
+    expect((await call('goals.list', { status: 'active' })).data.goals.map((g: Structured) => g.id)).not.toContain(goal.id);
+    const badStatus = await callWith(client, 'sous_goals_update_status', { id: goal.id, status: 'done' });
+    expect(badStatus.text).toMatch(/`status` must be one of \[active, paused, abandoned, achieved\]/);
+    const noTitle = await callWith(client, 'sous_goals_declare', { related_files: ['src/config.ts'] });
+    expect(noTitle.data.error).toMatchObject({ code: 'invalid_arguments', details: { fields: ['title'] } });
+    const outside = await callWith(client, 'sous_goals_declare', { title: 'x', related_files: ['../elsewhere.ts'] });
+    expect(outside.data.error).toMatchObject({ code: 'invalid_arguments' });
+    expect(outside.text).toMatch(/related_files\[0\] must be a path relative to the repository root/);
+    expect((await call('goals.delete', { id: goal.id })).data).toEqual({ deleted: goal.id });
+    const gone = await callWith(client, 'sous_goals_delete', { id: goal.id });
+    expect(gone).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
+    expect(gone.text).toMatch(/sous_goals_list/);
   });
 
   test('status, resources, sources, trace, job cancel, setup and policy answer from the daemon', async () => {

@@ -8,6 +8,7 @@ import type { SousConfig } from '@sous/config';
 import {
   CycleScheduler,
   EngineEvents,
+  Goals,
   PreparedWork,
   createRepositoryView,
   currentHash,
@@ -49,6 +50,10 @@ interface CyclePayload {
 export interface Preparation {
   events: EngineEvents;
   work: PreparedWork;
+  /** Workspace goals, reconciled on every signal. */
+  goals: Goals;
+  /** An active goal names these files: a cycle around them comes first (trigger `goal`). */
+  prioritise(paths: string[]): void;
   /** Called by the index after each recorded signal. */
   signal(signal: IndexSignal): void;
   /** What `/status` says about preparation. */
@@ -130,6 +135,7 @@ export function startPreparation(options: {
     events,
     cap: () => options.config().exploration.max_ready_cards,
   });
+  const goals = new Goals({ store, workspaceId, hashOf: (path) => currentHash(root, index.policy(), path), mayRead: () => options.focus.mayRead() });
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
     const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
     return { id: job.id, state: job.state };
@@ -189,6 +195,10 @@ export function startPreparation(options: {
 
   // The first cycle after start: uncommitted work and the latest commits are the freshest activity.
   void index.ready.then(() => scheduler.request({ kind: 'start' }));
+  // Files may have changed while the daemon was down: reconcile every active goal once at start.
+  void index.ready.then(() => goals.reconcile('all')).catch((err: unknown) =>
+    logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'reconciling goals at start failed'),
+  );
 
   return {
     events,
@@ -200,7 +210,14 @@ export function startPreparation(options: {
       markStale({ store, workspaceId, events }, paths, indexedHash).catch((err: unknown) =>
         logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'marking stale cards failed'),
       );
+      goals.reconcile(paths).catch((err: unknown) =>
+        logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'reconciling goals failed'),
+      );
       scheduler.request(signal.kind === 'file_change' ? { kind: 'file_change', paths: signal.paths } : { kind: 'commit' });
+    },
+    goals,
+    prioritise(paths) {
+      if (paths.length > 0) scheduler.request({ kind: 'goal', paths });
     },
     status: () => ({ ...state }),
     warm: (paths) => enqueue({ kind: 'warm', ...(paths?.length ? { paths } : {}) }, true),

@@ -51,3 +51,8 @@ export { ingestComposerSnapshot } from './signals/composer';
 export type { ComposerIntake } from './signals/composer';
 export { checkCapabilities } from './signals/capabilities';
 export { WORK_STYLE_MULTIPLIERS, workStyleMultiplier } from './signals/work-style';
+// Goals: user-declared intents and their reconciliation against the repository.
+export { Goals, goalView } from './goals/goals';
+export type { GoalView, GoalDeclaration, GoalsOptions } from './goals/goals';
+export { reconcile, canonicalRelatedPath, RECONCILIATION_STATES } from './goals/evidence';
+export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/evidence';

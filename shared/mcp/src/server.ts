@@ -12,6 +12,7 @@ import { listedName, type ToolNameStyle } from './names';
 import { DaemonStartError, DaemonWaitError, ToolRegistry, type DaemonApi } from './registry';
 import { artefactTools } from './tools/artefacts';
 import { focusTools } from './tools/focus';
+import { goalTools } from './tools/goals';
 import { operationsTools } from './tools/operations';
 import { preparedWorkTools } from './tools/prepared-work';
 import { searchTools } from './tools/search';
@@ -39,7 +40,7 @@ export interface SousMcpServerOptions {
 
 /** Every Sous tool of this release. Later issues append their definitions here (intent, predictions, goals, deep runs). */
 export function sousToolRegistry(): ToolRegistry {
-  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools);
+  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools);
 }
 
 let defaultRegistry: ToolRegistry | undefined;

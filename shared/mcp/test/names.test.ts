@@ -6,13 +6,13 @@
  * wire vocabulary the tools list matches the packages that own it.
  */
 import Joi from 'joi';
-import { WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES, FEEDBACK_VALUES as STORE_FEEDBACK } from '@sous/store';
+import { WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES, FEEDBACK_VALUES as STORE_FEEDBACK, GOAL_STATUSES as STORE_GOAL_STATUSES } from '@sous/store';
 import { JOB_STATES as QUEUE_JOB_STATES } from '@sous/jobs';
 import { FOCUS_MODES as FOCUS_PACKAGE_MODES } from '@sous/focus';
 import { CLIENT_NAMESPACE, NAME_RULE, idProblem, listedName, resolveToolName } from '../src/names';
 import { ToolRegistry, defineTool, toolResult } from '../src/registry';
 import { sousToolRegistry } from '../src/server';
-import { CARD_KINDS, CARD_STATES, FEEDBACK_VALUES, FOCUS_MODES, JOB_STATES } from '../src/tools/wire';
+import { CARD_KINDS, CARD_STATES, FEEDBACK_VALUES, FOCUS_MODES, GOAL_STATUSES, JOB_STATES } from '../src/tools/wire';
 
 const registry = sousToolRegistry();
 
@@ -49,6 +49,10 @@ const SPEC_TOOLS = [
   'artefacts.status',
   'artefacts.influence',
   'sources.status',
+  'goals.list',
+  'goals.declare',
+  'goals.update_status',
+  'goals.delete',
 ];
 
 describe('tool names', () => {
@@ -117,5 +121,6 @@ describe('tool names', () => {
     expect([...FEEDBACK_VALUES]).toEqual([...STORE_FEEDBACK]);
     expect([...JOB_STATES].sort()).toEqual([...QUEUE_JOB_STATES].sort());
     expect([...FOCUS_MODES]).toEqual([...FOCUS_PACKAGE_MODES]);
+    expect([...GOAL_STATUSES]).toEqual([...STORE_GOAL_STATUSES]);
   });
 });

@@ -40,7 +40,7 @@ export type {
   EvidenceInput,
 } from './repositories/work-products';
 export type { FeedbackRepository, FeedbackInput } from './repositories/feedback';
-export type { GoalRepository, GoalInput } from './repositories/goals';
+export type { GoalRepository, GoalInput, GoalPatch } from './repositories/goals';
 export type { PredictionRepository, PredictionInput } from './repositories/predictions';
 export { sha256Hex } from './repositories/resolutions';
 export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';

@@ -180,6 +180,11 @@ describe.each(factories)('store contract ($name)', (factory) => {
     expect(await store.goals.delete(paused.id)).toBe(true);
     expect(await store.goals.delete(paused.id)).toBe(false);
     expect(await store.goals.get(paused.id)).toBeUndefined();
+
+    const reconciled = await store.goals.update(goal.id, { status: 'active', reconciliationState: 'stale', details: { reasons: ['x was deleted'] } });
+    expect([reconciled!.status, reconciled!.reconciliationState, reconciled!.details]).toEqual(['active', 'stale', { reasons: ['x was deleted'] }]);
+    expect((await store.goals.get(goal.id))!.reconciliationState).toBe('stale');
+    expect(await store.goals.update('missing', { reconciliationState: 'stale' })).toBeUndefined();
   });
 
   it('keeps predictions and marks them stale on a signal', async () => {

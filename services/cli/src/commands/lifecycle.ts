@@ -10,10 +10,11 @@ import { registerPrepareCommand } from './prepare';
 import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
+import { registerGoalsCommands } from './goals';
 import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
-/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, and `proxy`. */
+/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, `goals`, and `proxy`. */
 export function registerLifecycleCommands(program: Command): void {
   registerInitCommand(program);
   registerUpCommands(program);
@@ -26,6 +27,7 @@ export function registerLifecycleCommands(program: Command): void {
   registerWatchCommand(program);
   registerResourcesCommands(program);
   registerFocusCommands(program);
+  registerGoalsCommands(program);
   registerMcpCommand(program);
   registerProxyCommand(program);
 }

@@ -15,6 +15,8 @@ export const FEEDBACK_VALUES = ['useful', 'partial', 'irrelevant', 'wrong'] as c
 export const JOB_STATES = ['queued', 'running', 'completed', 'failed', 'timed_out', 'cancelled'] as const;
 /** Auto Focus modes (`FOCUS_MODES` in @sous/focus). */
 export const FOCUS_MODES = ['auto', 'manual-only'] as const;
+/** Goal statuses (`GOAL_STATUSES` in @sous/store). */
+export const GOAL_STATUSES = ['active', 'paused', 'abandoned', 'achieved'] as const;
 
 /** A card or artefact id as the daemon issues them. */
 export const cardId = Joi.string().trim().min(1).max(200).required().description('the card id, from the dashboard or a list');

@@ -13,6 +13,15 @@ export interface GoalInput {
   status?: GoalStatus;
   /** Workspace-relative paths. Default []. */
   relatedFiles?: string[];
+  /** Default `unreconciled`. */
+  reconciliationState?: string;
+  details?: Record<string, unknown>;
+}
+
+/** What `GoalRepository.update` may change; absent fields stay as they are. */
+export interface GoalPatch {
+  status?: GoalStatus;
+  reconciliationState?: string;
   details?: Record<string, unknown>;
 }
 
@@ -22,6 +31,8 @@ export interface GoalRepository {
   get(id: string): Promise<GoalRow | undefined>;
   /** Sets the status; undefined when no such goal. */
   updateStatus(id: string, status: GoalStatus): Promise<GoalRow | undefined>;
+  /** Changes status, reconciliation state and details together; undefined when no such goal. */
+  update(id: string, patch: GoalPatch): Promise<GoalRow | undefined>;
   /** Goals of a workspace, oldest first; only `statuses` when given. */
   list(workspaceId: string, options?: { statuses?: GoalStatus[] }): Promise<GoalRow[]>;
   /** Deletes a goal; false when there was none. */
@@ -43,6 +54,11 @@ export function createGoalRepository(db: StoreDb): GoalRepository {
     updateStatus: (id, status) =>
       attempt('changing the goal status', async () => {
         const [row] = await db.update(goals).set({ status, updatedAt: sql`now()` }).where(eq(goals.id, id)).returning();
+        return row;
+      }),
+    update: (id, patch) =>
+      attempt('updating the goal', async () => {
+        const [row] = await db.update(goals).set({ ...patch, updatedAt: sql`now()` }).where(eq(goals.id, id)).returning();
         return row;
       }),
     list: (workspaceId, options = {}) =>
