@@ -303,17 +303,21 @@ export class LiveIndex {
    * flush writes are the change (a re-listing); `previousHead`: HEAD moved from there.
    */
   private async save(state: IndexState, change: { paths?: string[]; written?: boolean; previousHead?: string | null } = {}): Promise<void> {
-    this.state = state;
     for (const path of change.paths ?? []) this.unsignalled.paths.add(path);
     if (change.previousHead !== undefined && !('previousHead' in this.unsignalled)) this.unsignalled.previousHead = change.previousHead;
     try {
       const flushed = await this.flush(state);
+      // `ready` once the store holds it: a reader of the store (the context process, a test) that
+      // waits for it then finds the rows.
+      this.state = state;
       if (change.written) for (const path of flushed.paths) this.unsignalled.paths.add(path);
       const pending = this.unsignalled;
       if ('previousHead' in pending) await this.commitSignal(pending.previousHead ?? null);
       else if (pending.paths.size > 0) await this.fileChangeSignal([...pending.paths], flushed.generation);
       this.unsignalled = { paths: new Set() };
     } catch (err) {
+      // The index in memory is `state` all the same; `status().unsaved` says the store is behind.
+      this.state = state;
       const error = err instanceof Error ? err.message.split('\n')[0] ?? 'save failed' : String(err);
       if (this.retry.failed(error)) this.options.onNotice?.(`index changes not saved, retrying: ${error}`);
       return;
