@@ -43,7 +43,7 @@ export {
   DEFAULT_SEMANTIC_MODE,
   DEFAULT_MAX_READY_CARDS,
 } from './defaults';
-export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, findConfigKey } from './keys';
+export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, RESERVED_KEYS, findConfigKey } from './keys';
 export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';
 export { validateConfigObject } from './validate';
 export { parseConfigToml, renderConfigToml, formatTomlValue } from './toml';
