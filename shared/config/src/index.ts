@@ -48,7 +48,7 @@ export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';
 export { validateConfigObject } from './validate';
 export { parseConfigToml, renderConfigToml, formatTomlValue } from './toml';
 export { getConfigValue, parseConfigValue, withConfigValue } from './values';
-export { loadConfig, readConfigText, ensureConfigFile, setConfigValue, writeConfigText, writeFileAtomic } from './file';
+export { loadConfig, readConfigText, ensureConfigFile, setConfigValue, setConfigValues, writeConfigText, writeFileAtomic } from './file';
 export { watchConfig } from './watch';
 export type { ConfigWatcher, ConfigWatchHandlers, ConfigWatchOptions, NativeWatchFactory } from './watch';
 export { compileRedactPatterns, looksSecret, redactText } from './secrets';
