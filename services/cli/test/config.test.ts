@@ -87,9 +87,6 @@ describe('sous config', () => {
     expect(reserved.map((k) => k.key)).toEqual(
       expect.arrayContaining([
         'backend.prefer_local',
-        'mcp.transport',
-        'mcp.http_host',
-        'mcp.http_port',
         'intent.enabled',
         'intent.include_global_skills',
         'intent.skill_roots',
@@ -101,7 +98,7 @@ describe('sous config', () => {
       ]),
     );
     for (const k of reserved) expect(k.reserved_reason).toMatch(/\w{3,}/);
-    for (const key of ['compute.max_cycle_seconds', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate']) {
+    for (const key of ['compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate']) {
       expect(keys.find((k) => k.key === key)).toMatchObject({ reserved: false });
     }
 

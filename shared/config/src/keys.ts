@@ -190,9 +190,6 @@ const SHELL_PROXY = 'the chat-completions proxy is a shell in this release (heal
  */
 export const RESERVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
   'backend.prefer_local': 'only backend.* (or one backends.<profile>) is used; there is no local/hosted choice to make yet',
-  'mcp.transport': 'sous mcp takes --transport on its command line; the daemon serves MCP at /mcp regardless',
-  'mcp.http_host': 'sous mcp takes --host on its command line',
-  'mcp.http_port': 'sous mcp takes --port on its command line',
   'intent.enabled': NO_SKILLS,
   'intent.include_global_skills': `${NO_SKILLS}; Sous scans no skill roots at all, global or local`,
   'intent.skill_roots': NO_SKILLS,
@@ -234,9 +231,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
     default: undefined,
     description: 'Optional named backend profiles (base_url, model, api_key_env), chosen per request with X-Sous-Backend.',
   },
-  row('mcp.transport', oneOf(MCP_TRANSPORTS), C.mcp.transport, 'MCP transport: stdio, sse or http.'),
-  row('mcp.http_host', hostname(), C.mcp.http_host, 'Host the MCP sse/http transport binds (loopback by default).'),
-  row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port of the MCP sse/http transport.'),
+  row('mcp.transport', oneOf(MCP_TRANSPORTS), C.mcp.transport, 'Transport of sous mcp without --transport: stdio, sse or http.'),
+  row('mcp.http_host', hostname(), C.mcp.http_host, 'Host sous mcp binds for sse/http without --host (loopback; another address also needs --allow-remote).'),
+  row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port sous mcp listens on for sse/http without --port.'),
   row('mcp.tool_names', oneOf(MCP_TOOL_NAME_STYLES), C.mcp.tool_names, 'How MCP tool names are listed: underscore (sous_status; every client accepts it) or dotted (sous.status, as the spec writes them). Both forms are accepted on call.', true),
   row('intent.enabled', bool(), C.intent.enabled, 'Infer intent from skills and signals.'),
   row('intent.include_global_skills', bool(), C.intent.include_global_skills, 'Also scan global (outside the repository) skill roots.'),
