@@ -5,6 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pidAlive } from '@sous/runtime';
+import { loadConfig } from '@sous/config';
+import { TIER_EFFECTS, type Tier } from '@sous/setup';
 import { spawn } from 'node:child_process';
 import { CLI, embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
@@ -40,6 +42,8 @@ describe('sous lifecycle on the embedded default', () => {
     expect(res.json.trail.length).toBeGreaterThan(0);
     expect(fs.readFileSync(path.join(repo, '.sous', '.gitignore'), 'utf8').trim()).toBe('*');
     expect(fs.readFileSync(path.join(repo, '.sous', 'config.toml'), 'utf8')).toContain(`bundle = "${res.json.bundle_id}"`);
+    // A new config also gets the probed tier's settings (docs/setup.md#tiers).
+    expect(loadConfig(path.join(repo, '.sous', 'config.toml')).compute.max_cycle_seconds).toBe(TIER_EFFECTS[res.json.tier as Tier].max_cycle_seconds);
     expect(gitSnapshot(repo)).toEqual(before);
   });
 

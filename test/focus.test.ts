@@ -12,6 +12,7 @@ import { CLI, embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
+import { TIER_EFFECTS, type Tier } from '@sous/setup';
 
 interface Row { id: string; root: string; class: string; reason: string; action: string }
 interface Focus { workspace: string; this_workspace: Row & { may_read: boolean; may_prepare: boolean }; selected: string | null; mode: string; workspaces: Row[]; clients: { running: Array<{ id: string; pids: number[] }> } }
@@ -198,8 +199,9 @@ describe('Auto Focus across daemons', () => {
     const res = await rawRequest({ port: ports[0] as number, path: '/resources' });
     expect(res.status).toBe(200);
     expect(res.json.backend).toMatchObject({ base_url: expect.stringMatching(/^http/), model: expect.any(String) });
-    expect(res.json.compute).toMatchObject({ idle_only: true, cpu_fraction: expect.any(Number), cycle_concurrency: expect.any(Number), max_cycle_seconds: 300 });
     expect(res.json.hardware.tier).toMatch(/^(light|capable|high_performance|unknown)$/);
+    // `sous up` ran init, which wrote the probed tier's cycle bound (docs/setup.md#tiers).
+    expect(res.json.compute).toMatchObject({ idle_only: true, cpu_fraction: expect.any(Number), cycle_concurrency: expect.any(Number), max_cycle_seconds: TIER_EFFECTS[res.json.hardware.tier as Tier].max_cycle_seconds });
     expect(res.json.embedding).toMatchObject({ device: 'cpu' });
     expect(JSON.stringify(res.json)).not.toMatch(/"api_key"\s*:/);
     const cli = await sous(['resources', 'status', '--path', repos[0] as string], { env });

@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createSousMcpServer, NAME_RULE, sousToolRegistry, type ToolNameStyle } from '@sous/mcp';
 import { DaemonClient } from '@sous/runtime';
+import { loadConfig } from '@sous/config';
+import { TIER_EFFECTS, type Tier } from '@sous/setup';
 import { embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
 import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
 import { until } from './support/wait';
@@ -283,10 +285,25 @@ describe('MCP tools over a real daemon', () => {
     const questions = await call('setup.questions');
     expect((questions.data.questions as Structured[])[0]).toMatchObject({ id: 'policy_bundle', recommended: recommend.data.bundle_id });
     const other = bundle === 'deep_research' ? 'cost_saver' : 'deep_research';
+    // setup.apply writes the config through the daemon (the tier's settings too) and the daemon hot-reloads it.
+    const configFile = path.join(repo, '.sous', 'config.toml');
+    const tier = resources.data.hardware.tier as Tier;
     const apply = await call('setup.apply', { bundle: other });
-    expect(apply.data).toMatchObject({ applied: false, active_bundle: bundle, command: `sous setup apply ${other} --path ${repo}` });
-    expect(apply.text).toContain(`run \`sous setup apply ${other} --path ${repo}\``);
-    expect((await call('setup.apply', { bundle })).data.applied).toBe(true);
+    expect(apply.data).toMatchObject({ bundle_id: other, previous_bundle_id: bundle, tier, reloaded: true });
+    expect(apply.data.changed).toContainEqual({ key: 'policy.bundle', from: bundle, to: other });
+    expect(apply.text).toContain(`Policy bundle ${other} applied (was ${bundle})`);
+    expect(loadConfig(configFile)).toMatchObject({ policy: { bundle: other }, compute: { max_cycle_seconds: TIER_EFFECTS[tier].max_cycle_seconds } });
+    expect((await call('policy.show')).data.bundle).toBe(other);
+    // Invalid input is refused with a tool error and the file is untouched.
+    const text = fs.readFileSync(configFile, 'utf8');
+    const refused = await call('setup.apply', { bundle: 'turbo' }, true);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/bundle/);
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(text);
+    // Back to the bundle `sous up` chose, for the tests below.
+    const back = await call('setup.apply', { bundle });
+    expect(back.data).toMatchObject({ bundle_id: bundle, previous_bundle_id: other, reloaded: true });
+    expect((await call('policy.show')).data.bundle).toBe(bundle);
   });
 
   test('dismissing through the card tool hides the card from the dashboard', async () => {

@@ -121,4 +121,29 @@ describe('sous mcp transports', () => {
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/not a loopback address.*--allow-remote/);
   }, 90_000);
+
+  test('without flags, sous mcp takes its transport, host and port from mcp.* in the workspace config', async () => {
+    const own = makeGitRepo();
+    try {
+      expect((await sous(['init', '--path', own, '--non-interactive'], { env })).code).toBe(0);
+      const port = await freePort();
+      expect((await sous(['config', 'set', 'mcp.transport', 'http', '--path', own], { env })).code).toBe(0);
+      expect((await sous(['config', 'set', 'mcp.http_port', String(port), '--path', own], { env })).code).toBe(0);
+      const server: ChildProcess = spawn(process.execPath, [CLI, 'mcp', '--path', own], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      try {
+        // GET /mcp is 405 on the Streamable HTTP endpoint: the server listens where the config says.
+        await until(async () => ((await rawRequest({ port, path: '/mcp' }).catch(() => undefined))?.status === 405 ? true : undefined), 20_000, 100);
+      } finally {
+        server.kill('SIGTERM');
+      }
+      // mcp.http_host is held to the same loopback rule as --host.
+      expect((await sous(['config', 'set', 'mcp.http_host', '0.0.0.0', '--path', own], { env })).code).toBe(0);
+      const remote = await sous(['mcp', '--path', own], { env, timeoutMs: 20_000 });
+      expect(remote.code).toBe(2);
+      expect(remote.stderr).toMatch(/0\.0\.0\.0 is not a loopback address.*--allow-remote/);
+    } finally {
+      await sous(['down', '--path', own], { env });
+      rmTempDir(own);
+    }
+  }, 90_000);
 });

@@ -80,6 +80,33 @@ describe('sous config', () => {
     expect(text.stdout).toMatch(/^compute\.max_cycle_seconds +integer +300$/m);
   });
 
+  it('marks the keys nothing reads yet as reserved, with a reason', async () => {
+    const json = await sous(['config', 'keys', '--json', '--path', root]);
+    const keys = JSON.parse(json.stdout) as Array<{ key: string; reserved: boolean; reserved_reason?: string }>;
+    const reserved = keys.filter((k) => k.reserved);
+    expect(reserved.map((k) => k.key)).toEqual(
+      expect.arrayContaining([
+        'backend.prefer_local',
+        'intent.enabled',
+        'intent.include_global_skills',
+        'intent.skill_roots',
+        'compute.gpu_memory_fraction',
+        'exploration.backend',
+        'exploration.api_key',
+        'refinement.enabled',
+        'refinement.adoption_pending_confirm_seconds',
+      ]),
+    );
+    for (const k of reserved) expect(k.reserved_reason).toMatch(/\w{3,}/);
+    for (const key of ['compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate']) {
+      expect(keys.find((k) => k.key === key)).toMatchObject({ reserved: false });
+    }
+
+    const text = await sous(['config', 'keys', '--path', root]);
+    expect(text.stdout).toMatch(/^refinement\.enabled +reserved +bool +false$/m);
+    expect(text.stdout).not.toMatch(/^compute\.max_cycle_seconds +reserved/m);
+  });
+
   it('sets and gets values, finding the workspace upward from the current directory', async () => {
     const file = await init();
     fs.mkdirSync(path.join(root, 'src', 'deep'), { recursive: true });

@@ -65,7 +65,7 @@ describe('sous setup (compiled CLI as a child process)', () => {
     const r = await sous(['setup', 'apply', 'deep_research', '--path', dir, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ bundle_id: 'deep_research', previous_bundle_id: expect.any(String), config: paths.config });
+    expect(r.json).toMatchObject({ bundle_id: 'deep_research', previous_bundle_id: expect.any(String), tier: expect.any(String), config: paths.config });
     expect(loadConfig(paths.config).policy.bundle).toBe('deep_research');
     // no temp file left next to the config
     expect(fs.readdirSync(path.dirname(paths.config)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
@@ -80,6 +80,33 @@ describe('sous setup (compiled CLI as a child process)', () => {
     const text = await sous(['setup', 'show', '--path', dir]);
     expect(text.stdout).toContain('Active policy bundle: deep_research');
     expect(text.stdout).toMatch(/explore\s+\+0\.15/);
+  });
+
+  test.each(Object.keys(TIER_EFFECTS))('applying tier %s writes the settings it promises (compute.max_cycle_seconds) and says so', async (tier) => {
+    const paths = sousPaths(dir);
+    await ensureConfigFile(paths);
+    const promised = TIER_EFFECTS[tier as keyof typeof TIER_EFFECTS].max_cycle_seconds;
+    const r = await sous(['setup', 'apply', 'local_lightweight', '--tier', tier, '--path', dir]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Hardware tier ${tier}: runtime `);
+    expect(r.stdout).toContain(`cycles ≤ ${promised} s`);
+    expect(r.stdout).toMatch(new RegExp(`^  compute\\.max_cycle_seconds = ${promised} `, 'm'));
+    expect(loadConfig(paths.config).compute.max_cycle_seconds).toBe(promised);
+
+    const json = (await sous(['setup', 'apply', 'local_lightweight', '--tier', tier, '--path', dir, '--json'])).json;
+    expect(json).toMatchObject({ tier, changed: [] });
+    expect(json.settings).toContainEqual({ key: 'compute.max_cycle_seconds', from: promised, to: promised });
+  });
+
+  test('apply refuses an unknown --tier and leaves the config untouched', async () => {
+    const paths = sousPaths(dir);
+    await ensureConfigFile(paths);
+    const before = fs.readFileSync(paths.config);
+    const r = await sous(['setup', 'apply', 'local_heavy', '--tier', 'huge', '--path', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('sous: --tier must be one of unknown, light, capable, high_performance (found huge)\n');
+    expect(fs.readFileSync(paths.config).equals(before)).toBe(true);
   });
 
   test('advanced lists all seven bundles with every dimension and marks active and recommended', async () => {

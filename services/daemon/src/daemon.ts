@@ -28,6 +28,7 @@ import { reRedactStoredWork } from '@sous/engine';
 import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
 import { signalRoutes } from './routes/signals';
+import { setupRoutes } from './routes/setup';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -212,6 +213,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         focusRoutes(a, context);
         signalRoutes(a, context);
         goalRoutes(a, context);
+        setupRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens.
         mcp = mcpHttpRoutes(a, () =>

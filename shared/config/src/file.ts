@@ -9,6 +9,7 @@ import { parseConfigToml, renderConfigToml } from './toml';
 import type { SousConfig } from './types';
 import { validateConfigObject } from './validate';
 import { parseConfigValue, withConfigValue } from './values';
+import type { ConfigValue } from './keys';
 
 /**
  * Reads and validates a config file. A missing file gives the defaults (a fresh workspace works
@@ -68,6 +69,20 @@ export async function setConfigValue(file: string, key: string, raw: string): Pr
   const next = validateConfigObject(withConfigValue(current, key, value));
   await writeFileAtomic(file, renderConfigToml(next));
   return next;
+}
+
+/**
+ * Sets several keys to typed values in one validated, atomic write (what `sous setup apply` and the
+ * daemon's `POST /setup/apply` use). Either every value is written or, on any error, none is.
+ * Returns the previous and the new config so callers can say what changed.
+ */
+export async function setConfigValues(file: string, values: ReadonlyArray<readonly [string, ConfigValue]>): Promise<{ previous: SousConfig; next: SousConfig }> {
+  const previous = requireConfig(file);
+  let draft = previous;
+  for (const [key, value] of values) draft = withConfigValue(draft, key, value);
+  const next = validateConfigObject(draft);
+  await writeFileAtomic(file, renderConfigToml(next));
+  return { previous, next };
 }
 
 /**

@@ -43,12 +43,12 @@ export {
   DEFAULT_SEMANTIC_MODE,
   DEFAULT_MAX_READY_CARDS,
 } from './defaults';
-export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, findConfigKey } from './keys';
+export { CONFIG_KEYS, PROFILE_FIELDS, ENV_NAME_PATTERN, RESERVED_KEYS, findConfigKey } from './keys';
 export type { ConfigKey, ConfigValue, ConfigValueKind } from './keys';
 export { validateConfigObject } from './validate';
 export { parseConfigToml, renderConfigToml, formatTomlValue } from './toml';
 export { getConfigValue, parseConfigValue, withConfigValue } from './values';
-export { loadConfig, readConfigText, ensureConfigFile, setConfigValue, writeConfigText, writeFileAtomic } from './file';
+export { loadConfig, readConfigText, ensureConfigFile, setConfigValue, setConfigValues, writeConfigText, writeFileAtomic } from './file';
 export { watchConfig } from './watch';
 export type { ConfigWatcher, ConfigWatchHandlers, ConfigWatchOptions, NativeWatchFactory } from './watch';
 export { compileRedactPatterns, looksSecret, redactText } from './secrets';

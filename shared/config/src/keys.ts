@@ -46,6 +46,11 @@ export interface ConfigKey {
   sensitive?: boolean;
   /** A key Sous adds beyond the spec's table. */
   addition?: boolean;
+  /**
+   * Set when the key is accepted and validated but nothing in this release acts on it: one line
+   * saying why. `sous config keys` marks such keys "reserved" so nobody tunes a dead setting.
+   */
+  reserved?: string;
 }
 
 /** Environment variable names: what `*_env` fields hold instead of a key. */
@@ -176,8 +181,38 @@ function row(key: string, shape: Shape, defaultValue: ConfigValue | undefined, d
 
 const C = D.DEFAULT_CONFIG;
 
+const NO_SKILLS = 'skill discovery and the skills feedback loop are not built in this release';
+const SHELL_PROXY = 'the chat-completions proxy is a shell in this release (health and the route contract only)';
+
+/**
+ * Keys that are validated but read by nothing yet, with the reason. Checked by grepping services/ and
+ * shared/ for each key when this list changes; the daemon, CLI and MCP server never consult these.
+ */
+export const RESERVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
+  'backend.prefer_local': 'only backend.* (or one backends.<profile>) is used; there is no local/hosted choice to make yet',
+  'intent.enabled': NO_SKILLS,
+  'intent.include_global_skills': `${NO_SKILLS}; Sous scans no skill roots at all, global or local`,
+  'intent.skill_roots': NO_SKILLS,
+  'intent.skills_loop.enabled': NO_SKILLS,
+  'intent.skills_loop.max_feedback_events_per_cycle': NO_SKILLS,
+  'gateway.passthrough.enabled': SHELL_PROXY,
+  'gateway.routes.<model_prefix>': SHELL_PROXY,
+  'proxy.allow_repo_override': `${SHELL_PROXY}; it accepts no repository override`,
+  'compute.device': 'Sous runs no local model itself; the model backend chooses its device',
+  'compute.gpu_memory_fraction': 'Sous runs no local model itself and does not cap GPU memory; the model backend does',
+  'exploration.backend': 'exploration uses exploration.endpoint when set, else backend.base_url; there is no separate local/remote switch',
+  'exploration.api_key': 'exploration uses the key named by backend.api_key_env; this field is validated (env:NAME) but not read',
+  'refinement.enabled': 'the refinement feature is not built in this release (the spec ships it disabled)',
+  'refinement.adoption_pending_confirm_seconds': 'the refinement feature is not built in this release',
+});
+
+function withReserved(k: ConfigKey): ConfigKey {
+  const reason = RESERVED_KEYS[k.key];
+  return reason === undefined ? k : { ...k, reserved: reason };
+}
+
 /** Every key of `.sous/config.toml`, in file order. */
-export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
+export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
   row('backend.name', text(), C.backend.name, 'Name of the model runtime (informational; any OpenAI-compatible server works).'),
   row('backend.base_url', url(), C.backend.base_url, 'OpenAI-compatible endpoint of the model backend.'),
   row('backend.model', text(), C.backend.model, 'Model used for preparation.'),
@@ -196,9 +231,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
     default: undefined,
     description: 'Optional named backend profiles (base_url, model, api_key_env), chosen per request with X-Sous-Backend.',
   },
-  row('mcp.transport', oneOf(MCP_TRANSPORTS), C.mcp.transport, 'MCP transport: stdio, sse or http.'),
-  row('mcp.http_host', hostname(), C.mcp.http_host, 'Host the MCP sse/http transport binds (loopback by default).'),
-  row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port of the MCP sse/http transport.'),
+  row('mcp.transport', oneOf(MCP_TRANSPORTS), C.mcp.transport, 'Transport of sous mcp without --transport: stdio, sse or http.'),
+  row('mcp.http_host', hostname(), C.mcp.http_host, 'Host sous mcp binds for sse/http without --host (loopback; another address also needs --allow-remote).'),
+  row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port sous mcp listens on for sse/http without --port.'),
   row('mcp.tool_names', oneOf(MCP_TOOL_NAME_STYLES), C.mcp.tool_names, 'How MCP tool names are listed: underscore (sous_status; every client accepts it) or dotted (sous.status, as the spec writes them). Both forms are accepted on call.', true),
   row('intent.enabled', bool(), C.intent.enabled, 'Infer intent from skills and signals.'),
   row('intent.include_global_skills', bool(), C.intent.include_global_skills, 'Also scan global (outside the repository) skill roots.'),
@@ -247,7 +282,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze([
   row('policy.work_style', oneOf(WORK_STYLES), C.policy.work_style, 'What you mostly do here; composer signals of writing and research weigh more (docs/composer-signals.md).', true),
   row('daemon.allowed_hosts', list('list of host names', Joi.string().hostname(), 'host names'), [...C.daemon.allowed_hosts], 'Host header values the daemon accepts besides its loopback address.', true),
   row('daemon.allowed_origins', origins(), [...C.daemon.allowed_origins], 'Origins allowed to make state-changing requests.', true),
-]);
+] as ConfigKey[]).map(withReserved));
 
 /** The fields of a `[backends.<profile>]` table, validated like top-level keys. */
 export const PROFILE_FIELDS: readonly ConfigKey[] = Object.freeze([

@@ -8,7 +8,7 @@ export { classifyCpu, classifyGpu, classifyController, ramGbFromBytes } from './
 export type { GpuController, GpuReading } from './hardware-rules';
 export { failedSnapshot, DISCRETE_GPU_KINDS } from './snapshot';
 export type { HardwareSnapshot, CpuClass, GpuKind, DetectedRuntime } from './snapshot';
-export { classifyTier, TIER_EFFECTS } from './tiers';
+export { classifyTier, isTier, tierSettings, TIERS, TIER_EFFECTS } from './tiers';
 export type { Tier, TierEffects, TierResult, RuntimeProfile, DeepRunPreset } from './tiers';
 export {
   POLICY_BUNDLES,
@@ -32,3 +32,5 @@ export { recommendBundle, scoreBundle, describeSnapshot } from './recommend';
 export type { Recommendation, BundleScore } from './recommend';
 export { recommendForInit } from './init';
 export type { InitRecommendation } from './init';
+export { applySetup } from './apply';
+export type { ApplyResult, AppliedSetting } from './apply';

@@ -51,6 +51,24 @@ export const TIER_EFFECTS: Readonly<Record<Tier, TierEffects>> = {
   },
 };
 
+/** The four tiers, in the spec's rule order. */
+export const TIERS: readonly Tier[] = ['unknown', 'light', 'capable', 'high_performance'];
+
+/** True when `value` names a tier. */
+export function isTier(value: string): value is Tier {
+  return (TIERS as readonly string[]).includes(value);
+}
+
+/**
+ * The config keys a tier's effects set when setup applies it (`sous setup apply`, `sous init`,
+ * `POST /setup/apply`): derived from TIER_EFFECTS so the printed promise and the written value are
+ * one number. Only effects with a config key that the engine reads are here; the runtime profile,
+ * concurrency and Deep-Run preset have none yet (docs/setup.md).
+ */
+export function tierSettings(tier: Tier): ReadonlyArray<readonly [string, number]> {
+  return [['compute.max_cycle_seconds', TIER_EFFECTS[tier].max_cycle_seconds]];
+}
+
 export interface TierResult {
   tier: Tier;
   /** Why: one line per rule evaluated, ending with the rule that matched. */

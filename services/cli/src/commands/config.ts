@@ -59,16 +59,27 @@ export function registerConfigCommands(program: Command): void {
         const paths = resolveWorkspace(opts.path);
         if (opts.json) {
           return printJson(
-            CONFIG_KEYS.map((k) => ({ key: k.key, type: k.type, default: k.default ?? null, description: k.description, ...(k.values ? { values: k.values } : {}), sous_addition: k.addition === true })),
+            CONFIG_KEYS.map((k) => ({
+              key: k.key,
+              type: k.type,
+              default: k.default ?? null,
+              description: k.description,
+              ...(k.values ? { values: k.values } : {}),
+              sous_addition: k.addition === true,
+              reserved: k.reserved !== undefined,
+              ...(k.reserved !== undefined ? { reserved_reason: k.reserved } : {}),
+            })),
           );
         }
         const typeWidth = Math.max(...CONFIG_KEYS.map((k) => k.type.length));
         printTable(
           CONFIG_KEYS.map((k) => {
             const shown = k.default === undefined ? '(none)' : formatTomlValue(k.default);
-            return [k.key, `${k.type.padEnd(typeWidth)}  ${shown}${k.values ? `  (one of ${k.values.join(', ')})` : ''}`];
+            // "reserved": validated, but nothing acts on it in this release (the reason is in --json).
+            return [k.key, `${k.reserved !== undefined ? 'reserved  ' : '          '}${k.type.padEnd(typeWidth)}  ${shown}${k.values ? `  (one of ${k.values.join(', ')})` : ''}`];
           }),
         );
+        printLine(`reserved: accepted and validated, but nothing acts on it yet (sous config keys --json gives the reason)`);
         if (!fs.existsSync(paths.config)) process.stderr.write(`sous: note: ${missingNote(paths)}\n`);
       }),
     );

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import * as readline from 'node:readline/promises';
-import { ensureConfigFile, loadConfig, setConfigValue, type SousPaths } from '@sous/config';
+import { ensureConfigFile, loadConfig, type SousPaths } from '@sous/config';
 import { FocusRegistry, sousHome } from '@sous/focus';
-import { probeHardware, recommendBundle } from '@sous/setup';
+import { applySetup, probeHardware, recommendBundle } from '@sous/setup';
 import { CliError } from '../cli-error';
 import { printJson, printLine } from '../output';
 import { refuseHugeNonRepository, gitTopLevel } from '../repo-check';
@@ -24,7 +24,8 @@ export interface InitResult {
 /**
  * Creates `.sous/` (with its own `.gitignore` of `*`) and the config, probes the hardware and
  * applies the recommended bundle. Touches nothing in the repository outside `.sous/`.
- * An existing config keeps its values; only `policy.bundle` is (re)applied.
+ * A new config also gets the tier's settings (e.g. `compute.max_cycle_seconds`); an existing one
+ * keeps its values and only `policy.bundle` is (re)applied.
  */
 export async function initWorkspace(paths: SousPaths, options: { interactive: boolean; force: boolean }): Promise<InitResult> {
   const refusal = refuseHugeNonRepository(paths.root, options.force);
@@ -42,7 +43,7 @@ export async function initWorkspace(paths: SousPaths, options: { interactive: bo
     rl.close();
     applied = answer === '' || answer === 'y' || answer === 'yes';
   }
-  if (applied) await setConfigValue(paths.config, 'policy.bundle', rec.bundle_id);
+  if (applied) await applySetup(paths.config, rec.bundle_id, created ? rec.tier : undefined);
   return {
     workspace: paths.root,
     state_dir: paths.dir,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig, type McpToolNameStyle, type SousPaths } from '@sous/config';
+import { defaultConfig, loadConfig, type SousConfig, type SousPaths } from '@sous/config';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { DEFAULT_CONTEXT_PORT, DEFAULT_HOST, SOUS_VERSION } from '@sous/protocol';
@@ -9,14 +9,14 @@ import { gitTopLevel } from '../repo-check';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
 
-interface McpOptions { path?: string; transport: string; host: string; port?: string; allowRemote?: boolean }
+interface McpOptions { path?: string; transport?: string; host?: string; port?: string; allowRemote?: boolean }
 
-/** `mcp.tool_names` of the workspace (underscore when there is no config yet). */
-function toolNames(paths: SousPaths): McpToolNameStyle {
+/** The workspace's `[mcp]` section (the defaults when there is no config yet, or it cannot be read). */
+function mcpConfig(paths: SousPaths): SousConfig['mcp'] {
   try {
-    return loadConfig(paths.config).mcp.tool_names;
+    return loadConfig(paths.config).mcp;
   } catch {
-    return 'underscore';
+    return defaultConfig().mcp;
   }
 }
 
@@ -37,26 +37,30 @@ function daemonFor(paths: SousPaths): () => Promise<DaemonClient> {
 /**
  * `sous mcp --path <dir>`: the MCP server (spec 4.6). stdio by default (nothing but protocol messages
  * on stdout); `--transport sse` (or `http`) serves Streamable HTTP at /mcp and the legacy SSE endpoints
- * on 127.0.0.1:8472. docs/mcp.md.
+ * on 127.0.0.1:8472. The flags override `mcp.transport`, `mcp.http_host` and `mcp.http_port` of the
+ * workspace config, which override those defaults. docs/mcp.md.
  */
 export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('the MCP server for agents (stdio by default); tools read what the daemon prepared')
     .option('--path <dir>', 'the workspace every tool is scoped to (default: nearest .sous/ upward)')
-    .option('--transport <kind>', 'stdio, sse or http (sse and http both serve /mcp and the legacy /sse)', 'stdio')
-    .option('--host <addr>', 'bind address for sse/http', DEFAULT_HOST)
-    .option('--port <n>', `port for sse/http (default ${DEFAULT_CONTEXT_PORT})`)
+    .option('--transport <kind>', 'stdio, sse or http (sse and http both serve /mcp and the legacy /sse; default: mcp.transport, stdio)')
+    .option('--host <addr>', `bind address for sse/http (default: mcp.http_host, ${DEFAULT_HOST})`)
+    .option('--port <n>', `port for sse/http (default: mcp.http_port, ${DEFAULT_CONTEXT_PORT})`)
     .option('--allow-remote', 'allow binding a non-loopback address (put TLS in front of it)')
     .action(
       run(async (opts: McpOptions) => {
         const paths = resolveWorkspace(opts.path);
         if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous mcp --path <repository>`, 2);
-        if (!['stdio', 'sse', 'http'].includes(opts.transport)) throw new CliError(`--transport must be stdio, sse or http (found ${opts.transport})`, 2);
+        const settings = mcpConfig(paths);
+        const transport = opts.transport ?? settings.transport;
+        const host = opts.host ?? settings.http_host;
+        if (!['stdio', 'sse', 'http'].includes(transport)) throw new CliError(`--transport must be stdio, sse or http (found ${transport})`, 2);
         const daemon = daemonFor(paths);
-        const make = () => createSousMcpServer({ daemon, workspace: paths.root, toolNames: toolNames(paths), version: SOUS_VERSION });
+        const make = () => createSousMcpServer({ daemon, workspace: paths.root, toolNames: mcpConfig(paths).tool_names, version: SOUS_VERSION });
 
-        if (opts.transport === 'stdio') {
+        if (transport === 'stdio') {
           // The daemon starts in the background: listing tools must not wait for it.
           void daemon().catch(() => undefined);
           const server = make();
@@ -70,10 +74,10 @@ export function registerMcpCommand(program: Command): void {
 
         const { createApp, isLoopbackHost, listen, PortInUseError } = await import('@sous/http');
         const { createLogger } = await import('@sous/logging');
-        const port = opts.port === undefined ? DEFAULT_CONTEXT_PORT : Number(opts.port);
+        const port = opts.port === undefined ? settings.http_port : Number(opts.port);
         if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be an integer between 1 and 65535 (found ${opts.port})`, 2);
-        if (!isLoopbackHost(opts.host) && !opts.allowRemote) {
-          throw new CliError(`${opts.host} is not a loopback address; MCP binds 127.0.0.1 unless you pass --allow-remote (and put TLS in front of it)`, 2);
+        if (!isLoopbackHost(host) && !opts.allowRemote) {
+          throw new CliError(`${host} is not a loopback address; MCP binds 127.0.0.1 unless you pass --allow-remote (and put TLS in front of it)`, 2);
         }
         const logger = createLogger({ name: 'mcp', file: `${paths.logs}/mcp.log` });
         let bound = port;
@@ -89,13 +93,13 @@ export function registerMcpCommand(program: Command): void {
         });
         let server;
         try {
-          server = await listen(app, opts.host, port);
+          server = await listen(app, host, port);
         } catch (err) {
           if (err instanceof PortInUseError) throw new CliError(err.message);
           throw err;
         }
         bound = port;
-        process.stderr.write(`sous mcp: Streamable HTTP at http://${opts.host}:${port}/mcp, legacy SSE at /sse (Ctrl-C to stop)\n`);
+        process.stderr.write(`sous mcp: Streamable HTTP at http://${host}:${port}/mcp, legacy SSE at /sse (Ctrl-C to stop)\n`);
         await new Promise<void>((resolve) => {
           const stop = (): void => {
             void routes?.close();

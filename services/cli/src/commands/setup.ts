@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig, setConfigValue, type SousPaths } from '@sous/config';
+import { loadConfig, type SousPaths } from '@sous/config';
 import {
   BUNDLE_DIMENSIONS,
   BUNDLE_IDS,
   POLICY_BUNDLES,
   TIER_EFFECTS,
+  TIERS,
   UnknownBundleError,
+  applySetup,
   classifyTier,
+  isTier,
   formatDimension,
   getBundle,
   isBundleId,
@@ -129,19 +132,24 @@ export function registerSetupCommands(program: Command): void {
 
   setup
     .command('apply <bundle_id>')
-    .description('persist a policy bundle in .sous/config.toml (a running daemon reloads it)')
+    .description('persist a policy bundle and the hardware tier\'s settings in .sous/config.toml (a running daemon reloads it)')
     .option('--path <dir>', PATH_HELP)
-    .option('--json', 'print JSON')
+    .option('--tier <tier>', `write this tier's settings instead of the probed tier's (${TIERS.join(', ')})`)
+    .option('--json', 'print JSON: { bundle_id, previous_bundle_id, tier, settings, changed, config }')
     .action(
-      run(async (bundleId: string, opts: SetupOptions) => {
+      run(async (bundleId: string, opts: SetupOptions & { tier?: string }) => {
         if (!isBundleId(bundleId)) throw new CliError(new UnknownBundleError(bundleId).message);
+        if (opts.tier !== undefined && !isTier(opts.tier)) throw new CliError(`--tier must be one of ${TIERS.join(', ')} (found ${opts.tier})`, 2);
         const paths = resolveWorkspace(opts.path);
         if (!fs.existsSync(paths.config)) throw new CliError(`no ${paths.config}: run \`sous init --path ${paths.root}\` first`);
-        const previous = loadConfig(paths.config).policy.bundle;
-        await setConfigValue(paths.config, 'policy.bundle', bundleId);
-        if (opts.json) return printJson({ bundle_id: bundleId, previous_bundle_id: previous, config: paths.config });
-        printLine(previous === bundleId ? `Policy bundle ${bundleId} was already active; rewrote ${paths.config}` : `Policy bundle ${bundleId} applied (was ${previous}) in ${paths.config}`);
-        printLine('A running daemon reloads it on its own.');
+        const tier = opts.tier !== undefined && isTier(opts.tier) ? opts.tier : classifyTier(await probeHardware()).tier;
+        const result = await applySetup(paths.config, bundleId, tier);
+        if (opts.json) return printJson(result);
+        printLine(result.previous_bundle_id === bundleId ? `Policy bundle ${bundleId} was already active` : `Policy bundle ${bundleId} applied (was ${result.previous_bundle_id})`);
+        const e = TIER_EFFECTS[tier];
+        printLine(`Hardware tier ${tier}: runtime ${e.runtime_profile}, cycles ≤ ${e.max_cycle_seconds} s, concurrency ${e.concurrency}, Deep-Run ${e.deep_run_preset}`);
+        for (const c of result.settings) printLine(`  ${c.key} = ${JSON.stringify(c.to)}${JSON.stringify(c.from) === JSON.stringify(c.to) ? ' (unchanged)' : ` (was ${JSON.stringify(c.from)})`}`);
+        printLine(`Written to ${paths.config}; a running daemon reloads it on its own.`);
       }),
     );
 

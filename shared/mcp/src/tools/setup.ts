@@ -2,8 +2,8 @@
  * Setup and policy tools (spec 4.6 `setup.*`, `policy.show`; docs/setup.md). They read the daemon's
  * snapshots: the active bundle from `GET /status`, the hardware from `GET /resources` (probed once by
  * the daemon, so no probe runs in the agent's path). The bundle table and the recommendation rules
- * come from @sous/setup, the same code `sous setup` runs. Nothing here writes configuration: apply
- * answers with the command that does (the daemon reloads the file on its own).
+ * come from @sous/setup, the same code `sous setup` runs. `setup.apply` writes through the daemon
+ * (`POST /setup/apply`, the same applySetup as `sous setup apply`), which hot-reloads the file.
  */
 import Joi from 'joi';
 import { BUNDLE_DIMENSIONS, BUNDLE_IDS, getBundle, isBundleId, recommendBundle, type HardwareSnapshot, type PolicyBundle, type Recommendation } from '@sous/setup';
@@ -110,7 +110,7 @@ const recommend = defineTool<Record<string, never>>({
   async run(_args, ctx) {
     const { status: s, recommendation: rec } = await snapshots(ctx);
     const current = active(s).id;
-    const next = current === rec.bundle_id ? `It is active.` : `Active: ${current}. To switch: ${applyCommand(ctx.workspace, rec.bundle_id)}.`;
+    const next = current === rec.bundle_id ? `It is active.` : `Active: ${current}. To switch: ${ctx.toolName('setup.apply')} with {"bundle": "${rec.bundle_id}"}, or ${applyCommand(ctx.workspace, rec.bundle_id)}.`;
     return toolResult(`Tier ${rec.tier}: recommended bundle ${rec.bundle_id}. ${next}\n${rec.trail.slice(-2).join('\n')}`, { ...rec, active_bundle: current });
   },
 });
@@ -136,7 +136,7 @@ function questionsFor(ctx: ToolContext, s: DaemonStatus, r: Resources, rec: Reco
       why: rec.trail[rec.trail.length - 1] ?? `tier ${rec.tier}`,
       choices: BUNDLE_IDS,
       recommended: rec.bundle_id,
-      how: `${ctx.toolName('setup.apply')} with {"bundle": "<id>"} (gives the command)`,
+      how: `${ctx.toolName('setup.apply')} with {"bundle": "<id>"}, or ${applyCommand(ctx.workspace, '<id>')}`,
     },
   ];
   const backend = r.backend;
@@ -210,23 +210,34 @@ const questions = defineTool<Record<string, never>>({
   },
 });
 
+/** `POST /setup/apply`'s answer (services/daemon/src/routes/setup.ts). */
+interface Applied {
+  bundle_id: string;
+  previous_bundle_id: string;
+  tier: string | null;
+  settings: Array<{ key: string; from: unknown; to: unknown }>;
+  changed: Array<{ key: string; from: unknown; to: unknown }>;
+  reloaded: boolean;
+}
+
 const apply = defineTool<{ bundle: string }>({
   id: 'setup.apply',
   title: 'Apply a policy bundle',
-  description: 'Gives the command that makes a policy bundle active (`sous setup apply`, which the running daemon picks up without a restart); this server does not write configuration itself. Call it after the user chose a bundle.',
+  description: 'Makes a policy bundle active: writes policy.bundle and the hardware tier\'s settings (e.g. compute.max_cycle_seconds) to .sous/config.toml through the daemon, with the same validation as `sous setup apply`, and the daemon hot-reloads it. Call it only after the user chose a bundle.',
   input: Joi.object({ bundle: Joi.string().valid(...BUNDLE_IDS).required().description('one of the seven bundle ids') }),
-  readOnly: true,
+  readOnly: false,
   async run(args, ctx) {
-    const s = await ctx.daemon.get<DaemonStatus>('/status');
-    const command = applyCommand(ctx.workspace, args.bundle);
-    if (s.policy.bundle === args.bundle) return toolResult(`${args.bundle} is already the active bundle; nothing to apply.`, { applied: true, bundle: args.bundle, active_bundle: s.policy.bundle });
-    return toolResult(`Not applied yet: run \`${command}\` (or ask the user to). The daemon reloads the bundle without a restart; check with ${ctx.toolName('policy.show')}.`, {
-      applied: false,
-      bundle: args.bundle,
-      active_bundle: s.policy.bundle,
-      command,
-      bundle_dimensions: dimensions(getBundle(args.bundle)),
-    });
+    // The tier the daemon probed (GET /resources), so the written settings match what setup.recommend showed.
+    const resources = await ctx.daemon.get<Resources>('/resources');
+    const tier = recommendBundle(snapshotOf(resources.hardware)).tier;
+    const r = await ctx.daemon.post<Applied>('/setup/apply', { bundle: args.bundle, tier });
+    const changes = r.changed.map((c) => `${c.key} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`);
+    const summary = [
+      r.previous_bundle_id === r.bundle_id ? `Policy bundle ${r.bundle_id} was already active.` : `Policy bundle ${r.bundle_id} applied (was ${r.previous_bundle_id}).`,
+      changes.length === 0 ? `Nothing changed in the config (tier ${tier}).` : `Changed (tier ${tier}): ${changes.join('; ')}.`,
+      r.reloaded ? 'The daemon reloaded it.' : `Written, but the daemon has not reloaded it yet; check with ${ctx.toolName('setup.status')}.`,
+    ].join(' ');
+    return toolResult(summary, { ...r, bundle_dimensions: dimensions(getBundle(args.bundle)) });
   },
 });
 
