@@ -65,6 +65,9 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'goals.declare': { title: 'Rename the config loader', related_files: ['src/config.ts'] },
   'goals.update_status': { id: 'goal-1', status: 'paused' },
   'goals.delete': { id: 'goal-1' },
+  'predictions.active': {},
+  'predictions.adopt': { id: 'prediction-1' },
+  'predictions.dashboard': {},
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
