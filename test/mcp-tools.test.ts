@@ -255,6 +255,27 @@ describe('MCP tools over a real daemon', () => {
     expect(gone.text).toMatch(/sous_goals_list/);
   });
 
+  test('predictions: an active goal seeds one with a briefing; active, dashboard and adopt round trip; adopting twice or an unknown id are error results', async () => {
+    const goal = (await call('goals.declare', { title: 'Harden the config loader', related_files: ['src/config.ts'] })).data.goal as Structured;
+    const seeded = await until(async () => {
+      const active = await call('predictions.active');
+      return (active.data.predictions as Structured[]).find((p) => p.goal_id === goal.id && p.state === 'ready') ? active : undefined;
+    }, 30_000, 100);
+    const prediction = (seeded.data.predictions as Structured[]).find((p) => p.goal_id === goal.id)!;
+    expect(prediction).toMatchObject({ source: 'goal', prompt: 'continue: Harden the config loader', weight: 1 });
+    expect(seeded.text).toContain(`[ready, goal] continue: Harden the config loader — ${prediction.id}`);
+    const dashboard = await call('predictions.dashboard');
+    expect((dashboard.data.predictions as Structured[]).map((p) => p.id)).toContain(prediction.id);
+    expect(dashboard.data.by_source.goal).toBeGreaterThanOrEqual(1);
+    expect((await call('predictions.adopt', { id: prediction.id })).data.prediction).toMatchObject({ id: prediction.id, state: 'adopted' });
+    const twice = await callWith(client, 'sous_predictions_adopt', { id: prediction.id });
+    expect(twice).toMatchObject({ isError: true, data: { error: { code: 'conflict' } } });
+    const unknown = await callWith(client, 'sous_predictions_adopt', { id: 'no-such-prediction' });
+    expect(unknown).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
+    expect(unknown.text).toMatch(/sous_predictions_active/);
+    await call('goals.delete', { id: goal.id });
+  });
+
   test('status, resources, sources, trace, job cancel, setup and policy answer from the daemon', async () => {
     const status = await call('status');
     expect(status.data).toMatchObject({ status: 'ok', workspace: { root: repo }, index: { state: expect.any(String) } });
