@@ -52,6 +52,8 @@ export interface PredictionsOptions {
 type Details = { briefing?: Briefing | null; area?: string };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
+/** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
+const ARC_KEEP = 20;
 
 export function predictionView(row: PredictionRow): PredictionView {
   const d = row.details as Details;
@@ -202,6 +204,8 @@ export class Predictions {
       details: { area },
     });
     await this.prepare(row);
+    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(ARC_KEEP);
+    await this.options.store.predictions.delete(older.map((p) => p.id));
   }
 
   /** Drafting → ready once the index answers the anticipated prompt. */
