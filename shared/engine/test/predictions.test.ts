@@ -62,6 +62,24 @@ describe.each([pgliteFactory()])('Predictions on a real store ($name)', (factory
     expect(await predictions.invalidate('commit', 'all')).toBe(0);
   });
 
+  test('adopt: a ready prediction becomes adopted, an adoption signal is logged (ids only), overlapping live ones go stale', async () => {
+    const { predictions, goals } = await over({ 'a.ts': 'h1', 'b.ts': 'h2' });
+    const ga = await goals.declare({ title: 'Secret plan for a', related_files: ['a.ts'] });
+    const gb = await goals.declare({ title: 'Other plan for a', related_files: ['a.ts', 'b.ts'] });
+    const gc = await goals.declare({ title: 'Plan for b only', related_files: ['b.ts'] });
+    await predictions.refresh();
+    const byGoal = new Map((await predictions.active()).map((p) => [p.goal_id, p]));
+    const adopted = await predictions.adopt(byGoal.get(ga.id)!.id);
+    expect(adopted.state).toBe('adopted');
+    const signals = await store.signals.listRecent('adoption', { workspaceId: (await store.predictions.get(adopted.id))!.workspaceId });
+    expect(signals.map((s) => s.payload)).toEqual([{ prediction_id: adopted.id, source: 'goal' }]);
+    const all = (await predictions.dashboard()).predictions;
+    expect(all.find((p) => p.goal_id === gb.id)).toMatchObject({ state: 'stale', stale_reason: 'adoption', weight: 0.5, briefing: null });
+    expect(all.find((p) => p.goal_id === gc.id)).toMatchObject({ state: 'ready', weight: 1 });
+    await expect(predictions.adopt(adopted.id)).rejects.toMatchObject({ code: 'conflict', details: { state: 'adopted' } });
+    await expect(predictions.adopt('missing')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   test('arcs: one live prediction per area; a new edit after staleness replaces it; at most 20 are kept', async () => {
     const files: Record<string, string> = {};
     const { predictions } = await over(files);
