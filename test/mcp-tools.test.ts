@@ -67,6 +67,9 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'goals.declare': { title: 'Rename the config loader', related_files: ['src/config.ts'] },
   'goals.update_status': { id: 'goal-1', status: 'paused' },
   'goals.delete': { id: 'goal-1' },
+  'predictions.active': {},
+  'predictions.adopt': { id: 'prediction-1' },
+  'predictions.dashboard': {},
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
@@ -252,6 +255,27 @@ describe('MCP tools over a real daemon', () => {
     const gone = await callWith(client, 'sous_goals_delete', { id: goal.id });
     expect(gone).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
     expect(gone.text).toMatch(/sous_goals_list/);
+  });
+
+  test('predictions: an active goal seeds one with a briefing; active, dashboard and adopt round trip; adopting twice or an unknown id are error results', async () => {
+    const goal = (await call('goals.declare', { title: 'Harden the config loader', related_files: ['src/config.ts'] })).data.goal as Structured;
+    const seeded = await until(async () => {
+      const active = await call('predictions.active');
+      return (active.data.predictions as Structured[]).find((p) => p.goal_id === goal.id && p.state === 'ready') ? active : undefined;
+    }, 30_000, 100);
+    const prediction = (seeded.data.predictions as Structured[]).find((p) => p.goal_id === goal.id)!;
+    expect(prediction).toMatchObject({ source: 'goal', prompt: 'continue: Harden the config loader', weight: 1 });
+    expect(seeded.text).toContain(`[ready, goal] continue: Harden the config loader — ${prediction.id}`);
+    const dashboard = await call('predictions.dashboard');
+    expect((dashboard.data.predictions as Structured[]).map((p) => p.id)).toContain(prediction.id);
+    expect(dashboard.data.by_source.goal).toBeGreaterThanOrEqual(1);
+    expect((await call('predictions.adopt', { id: prediction.id })).data.prediction).toMatchObject({ id: prediction.id, state: 'adopted' });
+    const twice = await callWith(client, 'sous_predictions_adopt', { id: prediction.id });
+    expect(twice).toMatchObject({ isError: true, data: { error: { code: 'conflict' } } });
+    const unknown = await callWith(client, 'sous_predictions_adopt', { id: 'no-such-prediction' });
+    expect(unknown).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
+    expect(unknown.text).toMatch(/sous_predictions_active/);
+    await call('goals.delete', { id: goal.id });
   });
 
   test('status, resources, sources, trace, job cancel, setup and policy answer from the daemon', async () => {

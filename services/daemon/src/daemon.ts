@@ -22,6 +22,7 @@ import { startSemantic, type DaemonSemantic } from './semantic';
 import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, processesUnder, sousHome } from '@sous/focus';
 import { focusRoutes } from './routes/focus';
 import { goalRoutes } from './routes/goals';
+import { predictionRoutes } from './routes/predictions';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { reRedactStoredWork } from '@sous/engine';
@@ -214,6 +215,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         signalRoutes(a, context);
         goalRoutes(a, context);
         setupRoutes(a, context);
+        predictionRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens.
         mcp = mcpHttpRoutes(a, () =>

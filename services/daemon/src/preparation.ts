@@ -10,6 +10,7 @@ import {
   EngineEvents,
   Goals,
   PreparedWork,
+  Predictions,
   createRepositoryView,
   currentHash,
   defaultDetectors,
@@ -52,6 +53,8 @@ export interface Preparation {
   work: PreparedWork;
   /** Workspace goals, reconciled on every signal. */
   goals: Goals;
+  /** The prediction registry (spec 2.4), invalidated on every signal and refreshed after each cycle. */
+  predictions: Predictions;
   /** An active goal names these files: a cycle around them comes first (trigger `goal`). */
   prioritise(paths: string[]): void;
   /** Called by the index after each recorded signal. */
@@ -136,6 +139,24 @@ export function startPreparation(options: {
     cap: () => options.config().exploration.max_ready_cards,
   });
   const goals = new Goals({ store, workspaceId, hashOf: (path) => currentHash(root, index.policy(), path), mayRead: () => options.focus.mayRead() });
+  const predictions = new Predictions({
+    store,
+    workspaceId,
+    hashOf: (path) => currentHash(root, index.policy(), path),
+    mayRead: () => options.focus.mayRead(),
+    brief: async (prompt) => {
+      if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
+      // Where and why only: the snippet text stays in the index, which serves it redacted on request.
+      const items = index.live.query(prompt, { topN: 8 }).items.map((i) => ({
+        path: i.path,
+        score: i.score,
+        rationale: i.rationale.map((r) => r.detail),
+        lines: { start: i.snippet.startLine, end: i.snippet.endLine },
+      }));
+      return { items };
+    },
+  });
+  const logFailure = (what: string) => (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, what);
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
     const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
     return { id: job.id, state: job.state };
@@ -184,6 +205,8 @@ export function startPreparation(options: {
         state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
         state.deferred = null;
         state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
+        // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
+        await predictions.refresh().catch(logFailure('refreshing predictions failed'));
         logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
         return { cycle: result.id, duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors };
       } finally {
@@ -200,9 +223,13 @@ export function startPreparation(options: {
     logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'reconciling goals at start failed'),
   );
 
+  // Files may have changed while the daemon was down: compare every live prediction's evidence once at start.
+  void index.ready.then(() => predictions.signal('file_change', 'all')).catch(logFailure('checking predictions at start failed'));
+
   return {
     events,
     work,
+    predictions,
     signal(signal) {
       lastActivity = Date.now();
       const paths = signal.kind === 'file_change' ? signal.paths : 'all';
@@ -213,6 +240,7 @@ export function startPreparation(options: {
       goals.reconcile(paths).catch((err: unknown) =>
         logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'reconciling goals failed'),
       );
+      predictions.signal(signal.kind, paths).catch(logFailure('invalidating predictions failed'));
       scheduler.request(signal.kind === 'file_change' ? { kind: 'file_change', paths: signal.paths } : { kind: 'commit' });
     },
     goals,

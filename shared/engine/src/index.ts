@@ -56,3 +56,6 @@ export { Goals, goalView } from './goals/goals';
 export type { GoalView, GoalDeclaration, GoalsOptions } from './goals/goals';
 export { reconcile, canonicalRelatedPath, RECONCILIATION_STATES } from './goals/evidence';
 export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/evidence';
+export { Predictions, predictionView } from './predictions/predictions';
+export type { PredictionView, PredictionsOptions, Briefing, BriefingItem } from './predictions/predictions';
+export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';

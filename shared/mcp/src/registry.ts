@@ -198,7 +198,7 @@ function failure(err: unknown, listed: string, root: string, toolName: (id: stri
   if (err instanceof DaemonRequestError) {
     const details = { status: err.status, ...(err.code ? { code: err.code } : {}) };
     if (err.status === 404) {
-      return errorResult('not_found', `${err.message}.`, `Check the id: ${toolName('prepared_work.dashboard')}, ${toolName('work_products.list')}, ${toolName('jobs.status')} and ${toolName('goals.list')} list the current ones.`, details);
+      return errorResult('not_found', `${err.message}.`, `Check the id: ${toolName('prepared_work.dashboard')}, ${toolName('work_products.list')}, ${toolName('jobs.status')}, ${toolName('goals.list')} and ${toolName('predictions.active')} list the current ones.`, details);
     }
     if (err.status === 409) return errorResult('conflict', `${err.message}.`, 'The item is not in a state that allows this now; inspect it for the reason.', details);
     if (err.status === 503) return errorResult('unavailable', `${err.message}.`, `Call ${listed} again in a few seconds.`, details);

@@ -13,6 +13,7 @@ import { DaemonStartError, DaemonWaitError, ToolRegistry, type DaemonApi } from 
 import { artefactTools } from './tools/artefacts';
 import { focusTools } from './tools/focus';
 import { goalTools } from './tools/goals';
+import { predictionTools } from './tools/predictions';
 import { operationsTools } from './tools/operations';
 import { preparedWorkTools } from './tools/prepared-work';
 import { searchTools } from './tools/search';
@@ -40,7 +41,7 @@ export interface SousMcpServerOptions {
 
 /** Every Sous tool of this release. Later issues append their definitions here (intent, predictions, goals, deep runs). */
 export function sousToolRegistry(): ToolRegistry {
-  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools);
+  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools, ...predictionTools);
 }
 
 let defaultRegistry: ToolRegistry | undefined;

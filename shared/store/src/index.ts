@@ -41,7 +41,7 @@ export type {
 } from './repositories/work-products';
 export type { FeedbackRepository, FeedbackInput } from './repositories/feedback';
 export type { GoalRepository, GoalInput, GoalPatch } from './repositories/goals';
-export type { PredictionRepository, PredictionInput } from './repositories/predictions';
+export type { PredictionRepository, PredictionInput, PredictionPatch } from './repositories/predictions';
 export { sha256Hex } from './repositories/resolutions';
 export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';

@@ -234,6 +234,22 @@ describe.each(factories)('store contract ($name)', (factory) => {
     expect(await store.predictions.get(sameIdOther.id)).toMatchObject({ state: 'drafting', summary: 'brief o' });
   });
 
+  it('updates a prediction (stale with a reason and time, then cleared) and deletes predictions', async () => {
+    const workspaceId = await workspace();
+    const p = await store.predictions.insert({ workspaceId, source: 'goal', title: 'continue: x', pathHashes: { 'a.ts': 'h1' }, details: { briefing: { items: [] } } });
+    const stale = await store.predictions.update(p.id, { state: 'stale', staleReason: 'file_change', weight: 0.5, details: { briefing: null } });
+    expect(stale).toMatchObject({ state: 'stale', staleReason: 'file_change', weight: 0.5, details: { briefing: null }, pathHashes: { 'a.ts': 'h1' } });
+    expect(stale!.staleAt).toBeInstanceOf(Date);
+    expect(await store.predictions.update(p.id, { state: 'ready', staleReason: null })).toMatchObject({ state: 'ready', staleReason: null, staleAt: null });
+    expect(await store.predictions.update('missing', { weight: 2 })).toBeUndefined();
+    const bad = await refusal(store.predictions.update(p.id, { state: 'gone' as never }));
+    expect(bad.details.constraint).toBe('predictions_state_check');
+    const q = await store.predictions.insert({ workspaceId, source: 'arc', title: 'arc' });
+    expect(await store.predictions.delete([])).toBe(0);
+    expect(await store.predictions.delete([p.id, q.id, 'missing'])).toBe(2);
+    expect(await store.predictions.list(workspaceId)).toEqual([]);
+  });
+
   it('keeps resolutions with their named fields, never the prompt', async () => {
     const workspaceId = await workspace();
     const resolution = await store.resolutions.insert({

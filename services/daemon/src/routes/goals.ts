@@ -45,6 +45,10 @@ function id(req: Request): string {
  */
 export function goalRoutes(app: Express, ctx: DaemonContext): void {
   const goals = ctx.preparation.goals;
+  // Goals seed predictions (spec 2.3): the registry follows each declaration and status change.
+  const seed = (goalId: string): void => {
+    ctx.preparation.predictions.goalChanged(goalId).catch((err: unknown) => ctx.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'updating goal predictions failed'));
+  };
 
   app.get('/goals', async (req, res) => {
     const q = validate(listQuery, req.query, 'query') as { status?: GoalStatus[] };
@@ -54,6 +58,7 @@ export function goalRoutes(app: Express, ctx: DaemonContext): void {
   app.post('/goals', async (req, res) => {
     const body = validate(declareBody, req.body, 'body') as { title: string; description: string; status: GoalStatus; related_files: string[] };
     const goal = await goals.declare(body);
+    seed(goal.id);
     if (goal.status === 'active') ctx.preparation.prioritise(goal.related_files);
     res.status(201).json({ goal });
   });
@@ -67,6 +72,7 @@ export function goalRoutes(app: Express, ctx: DaemonContext): void {
     const goalId = id(req);
     const { status } = validate(statusBody, req.body, 'body') as { status: GoalStatus };
     const goal = await engine(() => goals.updateStatus(goalId, status));
+    seed(goal.id);
     if (goal.status === 'active') ctx.preparation.prioritise(goal.related_files);
     res.json({ goal });
   });
@@ -75,6 +81,7 @@ export function goalRoutes(app: Express, ctx: DaemonContext): void {
     const goalId = id(req);
     validate(emptyBody, req.body, 'body');
     await engine(() => goals.delete(goalId));
+    seed(goalId);
     res.json({ deleted: goalId });
   });
 }

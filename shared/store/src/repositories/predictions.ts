@@ -43,7 +43,17 @@ export interface PredictionRepository {
    * briefing (`summary`): the draft it was derived from is gone (spec 3.5). Returns how many changed.
    */
   markSessionStale(workspaceId: string, composerSessionId: string, reason: StaleReason): Promise<number>;
+  /** Changes one prediction; undefined when there is none. */
+  update(id: string, patch: PredictionPatch): Promise<PredictionRow | undefined>;
+  /** Deletes predictions (e.g. of a goal no longer active); returns how many went. */
+  delete(ids: string[]): Promise<number>;
 }
+
+/** What `PredictionRepository.update` may change. */
+export type PredictionPatch = Partial<Pick<PredictionInput, 'title' | 'summary' | 'weight' | 'state' | 'pathHashes' | 'details'>> & {
+  /** Set with state `stale` (staleAt becomes now); null clears it. */
+  staleReason?: StaleReason | null;
+};
 
 export function createPredictionRepository(db: StoreDb): PredictionRepository {
   return {
@@ -92,6 +102,23 @@ export function createPredictionRepository(db: StoreDb): PredictionRepository {
             ),
           )
           .returning({ id: predictions.id });
+        return rows.length;
+      }),
+    update: (id, patch) =>
+      attempt('updating the prediction', async () => {
+        const { staleReason, ...rest } = patch;
+        const stale = staleReason === undefined ? {} : staleReason === null ? { staleReason: null, staleAt: null } : { staleReason, staleAt: sql`now()` };
+        const [row] = await db
+          .update(predictions)
+          .set({ ...rest, ...stale, updatedAt: sql`now()` })
+          .where(eq(predictions.id, id))
+          .returning();
+        return row;
+      }),
+    delete: (ids) =>
+      attempt('deleting predictions', async () => {
+        if (ids.length === 0) return 0;
+        const rows = await db.delete(predictions).where(inArray(predictions.id, ids)).returning({ id: predictions.id });
         return rows.length;
       }),
   };

@@ -1,0 +1,272 @@
+/**
+ * The prediction registry (spec 2.4; docs/predictions.md): what the user is likely to ask next, each
+ * with a prepared briefing, kept in the store across cycles and restarts. Sources implemented: `goal`
+ * (one per active goal) and `arc` (the area of the latest edits). Invalidation signals demote the
+ * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
+ * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
+ */
+import type { GoalRow, PredictionRow, PredictionSource, PredictionState, StaleReason, Store } from '@sous/store';
+import { EngineError } from '../errors';
+import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
+
+/** One ranked evidence item of a briefing: where and why, never file contents. */
+export interface BriefingItem {
+  path: string;
+  score: number;
+  rationale: string[];
+  /** 1-based inclusive lines the index would serve (redacted) for this prompt. */
+  lines: { start: number; end: number };
+}
+
+export interface Briefing {
+  items: BriefingItem[];
+}
+
+/** A prediction on the wire (HTTP, MCP). */
+export interface PredictionView {
+  id: string;
+  source: PredictionSource;
+  /** The anticipated prompt. */
+  prompt: string;
+  weight: number;
+  state: PredictionState;
+  stale_reason: StaleReason | null;
+  goal_id: string | null;
+  /** Path → sha256 the prediction was made against (null: the file did not exist). */
+  evidence: PathHashes;
+  briefing: Briefing | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PredictionsOptions {
+  store: Store;
+  workspaceId: string;
+  hashOf(path: string): Promise<string | null>;
+  /** Ranked evidence for a prompt from the live index, or null while it cannot answer (not ready, paused). */
+  brief(prompt: string): Promise<Briefing | null>;
+  /** Whether Sous may read the workspace now (Auto Focus); when not, signals and refreshes wait. Default: always. */
+  mayRead?(): boolean;
+}
+
+type Details = { briefing?: Briefing | null; area?: string };
+const LIVE: PredictionState[] = ['drafting', 'ready'];
+const ARC_EVIDENCE = 20;
+/** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
+const ARC_KEEP = 20;
+
+export function predictionView(row: PredictionRow): PredictionView {
+  const d = row.details as Details;
+  return {
+    id: row.id,
+    source: row.source,
+    prompt: row.title,
+    weight: row.weight,
+    state: row.state,
+    stale_reason: row.staleReason ?? null,
+    goal_id: row.goalId ?? null,
+    evidence: row.pathHashes as PathHashes,
+    briefing: d.briefing ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** Most weight first; ties: most recently updated first (the store's order). */
+function byWeight(rows: PredictionRow[]): PredictionView[] {
+  return rows.map(predictionView).sort((a, b) => b.weight - a.weight);
+}
+
+export class Predictions {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: PredictionsOptions) {}
+
+  /** Ready or drafting predictions, most weight first. */
+  async active(): Promise<PredictionView[]> {
+    return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
+  }
+
+  /** Every prediction with its weight, and counts by state and source (diagnostics). */
+  async dashboard(): Promise<{ predictions: PredictionView[]; by_state: Record<string, number>; by_source: Record<string, number> }> {
+    const all = byWeight(await this.options.store.predictions.list(this.options.workspaceId, { limit: 500 }));
+    const by_state: Record<string, number> = {};
+    const by_source: Record<string, number> = {};
+    for (const p of all) {
+      by_state[p.state] = (by_state[p.state] ?? 0) + 1;
+      by_source[p.source] = (by_source[p.source] ?? 0) + 1;
+    }
+    return { predictions: all, by_state, by_source };
+  }
+
+  /**
+   * Uses a ready prediction as the current intent (spec 2.2 "adopt"): it becomes `adopted`, an
+   * `adoption` signal is logged, and the other live predictions sharing an evidence path with it are
+   * demoted and marked stale (`adoption`): the intent they anticipated has been taken up.
+   */
+  adopt(id: string): Promise<PredictionView> {
+    return this.serial(async () => {
+      const row = await this.row(id);
+      if (row.state !== 'ready') {
+        throw new EngineError('conflict', `prediction ${JSON.stringify(id)} is ${row.state}; only a ready prediction can be adopted`, { state: row.state });
+      }
+      const adopted = await this.options.store.predictions.update(id, { state: 'adopted' });
+      await this.options.store.signals.append({ kind: 'adoption', workspaceId: this.options.workspaceId, payload: { prediction_id: id, source: row.source } });
+      const paths = new Set(Object.keys(row.pathHashes));
+      const live = await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 });
+      for (const other of live) {
+        if (other.id !== id && Object.keys(other.pathHashes).some((p) => paths.has(p))) await this.invalidateRow(other, 'adoption');
+      }
+      return predictionView(adopted ?? row);
+    });
+  }
+
+  /**
+   * An invalidation signal: live predictions with an evidence path among `paths` (every one for
+   * `all`) whose content hash changed are demoted, lose their briefing and go stale for `reason`.
+   * Resolves to how many went stale.
+   */
+  invalidate(reason: StaleReason, paths: string[] | 'all'): Promise<number> {
+    return this.serial(async () => (this.mayRead() ? this.invalidateNow(reason, paths) : 0));
+  }
+
+  /**
+   * A file change or commit from the index: invalidate, then follow the arc of edits (file changes
+   * only), then refresh the goal predictions.
+   */
+  signal(kind: 'file_change' | 'commit', paths: string[] | 'all'): Promise<void> {
+    return this.serial(async () => {
+      if (!this.mayRead()) return;
+      await this.invalidateNow(kind, paths);
+      if (kind === 'file_change' && paths !== 'all') await this.arcNow(paths);
+      await this.refreshNow();
+    });
+  }
+
+  /** Seeds a prediction for each active goal that has none, drops those of goals no longer active, fills drafting briefings. */
+  refresh(): Promise<void> {
+    return this.serial(async () => (this.mayRead() ? this.refreshNow() : undefined));
+  }
+
+  /**
+   * A goal was declared or its status changed (the user spoke): its stale predictions are replaced
+   * by a fresh one while it is active, and all of its predictions go when it is not.
+   */
+  goalChanged(goalId: string): Promise<void> {
+    return this.serial(async () => {
+      const mine = (await this.all()).filter((p) => p.goalId === goalId && p.state !== 'adopted');
+      await this.options.store.predictions.delete(mine.filter((p) => p.state === 'stale').map((p) => p.id));
+      if (this.mayRead()) await this.refreshNow();
+    });
+  }
+
+  private async refreshNow(): Promise<void> {
+    const { store, workspaceId } = this.options;
+    const goals = await store.goals.list(workspaceId);
+    const active = new Map(goals.filter((g) => g.status === 'active').map((g) => [g.id, g]));
+    const all = await this.all();
+    // A goal paused, abandoned, achieved or deleted no longer seeds anything (adopted ones stay on record).
+    await store.predictions.delete(all.filter((p) => p.source === 'goal' && p.state !== 'adopted' && (p.goalId === null || !active.has(p.goalId))).map((p) => p.id));
+    for (const goal of active.values()) {
+      if (!all.some((p) => p.goalId === goal.id)) await this.seedGoal(goal);
+    }
+    for (const p of all) {
+      if (p.state === 'drafting' && (p.source !== 'goal' || (p.goalId !== null && active.has(p.goalId)))) await this.prepare(p);
+    }
+  }
+
+  private async seedGoal(goal: GoalRow): Promise<void> {
+    const row = await this.options.store.predictions.insert({
+      workspaceId: this.options.workspaceId,
+      source: 'goal',
+      goalId: goal.id,
+      title: `continue: ${goal.title}`,
+      weight: BASE_WEIGHT.goal,
+      pathHashes: (await this.hashes(goal.relatedFiles)) as Record<string, string>,
+    });
+    await this.prepare(row);
+  }
+
+  /** The latest edits name an area: one live arc prediction per area, replacing its stale predecessors. */
+  private async arcNow(paths: string[]): Promise<void> {
+    const area = arcArea(paths);
+    if (area === undefined) return;
+    const arcs = (await this.all()).filter((p) => p.source === 'arc' && (p.details as Details).area === area);
+    if (arcs.some((p) => LIVE.includes(p.state))) return;
+    await this.options.store.predictions.delete(arcs.filter((p) => p.state === 'stale').map((p) => p.id));
+    const inArea = paths.filter((p) => (area === '.' ? !p.includes('/') : p.startsWith(`${area}/`))).slice(0, ARC_EVIDENCE);
+    const row = await this.options.store.predictions.insert({
+      workspaceId: this.options.workspaceId,
+      source: 'arc',
+      title: `review and continue the changes in ${area === '.' ? 'the repository root' : area}`,
+      weight: BASE_WEIGHT.arc,
+      pathHashes: (await this.hashes(inArea)) as Record<string, string>,
+      details: { area },
+    });
+    await this.prepare(row);
+    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(ARC_KEEP);
+    await this.options.store.predictions.delete(older.map((p) => p.id));
+  }
+
+  /** Drafting → ready once the index answers the anticipated prompt. */
+  private async prepare(row: PredictionRow): Promise<void> {
+    const briefing = await this.options.brief(row.title);
+    if (briefing === null) return;
+    await this.options.store.predictions.update(row.id, { state: 'ready', details: { ...row.details, briefing } });
+  }
+
+  private async invalidateNow(reason: StaleReason, paths: string[] | 'all'): Promise<number> {
+    const touched = paths === 'all' ? undefined : new Set(paths);
+    const live = await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 });
+    let n = 0;
+    for (const row of live) {
+      const evidence = row.pathHashes as PathHashes;
+      const check = Object.keys(evidence).filter((p) => !touched || touched.has(p));
+      if (check.length === 0) continue;
+      const now = await this.hashes(check);
+      const subset: PathHashes = Object.fromEntries(check.map((p) => [p, evidence[p] ?? null]));
+      if (changedPaths(subset, now).length === 0) continue;
+      await this.invalidateRow(row, reason);
+      n += 1;
+    }
+    return n;
+  }
+
+  private async invalidateRow(row: PredictionRow, reason: StaleReason): Promise<void> {
+    await this.options.store.predictions.update(row.id, {
+      state: 'stale',
+      staleReason: reason,
+      weight: demote(row.weight),
+      summary: '',
+      details: { ...row.details, briefing: null },
+    });
+  }
+
+  private async hashes(paths: string[]): Promise<PathHashes> {
+    const out: PathHashes = {};
+    for (const p of paths) out[p] = await this.options.hashOf(p);
+    return out;
+  }
+
+  private all(): Promise<PredictionRow[]> {
+    return this.options.store.predictions.list(this.options.workspaceId, { limit: 500 });
+  }
+
+  private async row(id: string): Promise<PredictionRow> {
+    const row = await this.options.store.predictions.get(id);
+    if (row === undefined || row.workspaceId !== this.options.workspaceId) {
+      throw new EngineError('not_found', `no prediction ${JSON.stringify(id)} in this workspace; sous.predictions.active lists the current ones`);
+    }
+    return row;
+  }
+
+  private mayRead(): boolean {
+    return this.options.mayRead ? this.options.mayRead() : true;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}
