@@ -13,7 +13,7 @@ import { draftIntentSnapshotSchema } from '@sous/http';
 import { parseProcessOptions } from '@sous/runtime';
 import { startDaemon, type RunningDaemon } from '../services/daemon/src/daemon';
 import { rawRequest } from './support/http';
-import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
+import { makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
 
 const generator = require('../scripts/schema/generate.js') as { SCHEMA_FILE: string; draftIntentSnapshotJsonSchema(schema?: unknown): string };
@@ -67,7 +67,7 @@ describe('POST /signals/composer on a real daemon (embedded)', () => {
     const res = await post(snapshot());
     expect(res.status).toBe(201);
     expect(res.json.composer_event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(res.json).toMatchObject({ work_style: 'coding', multiplier: 1, stale_predictions: 0 });
+    expect(res.json).toMatchObject({ work_style: 'coding', multiplier: 1, stale_predictions: 0, prediction_id: null });
     const stored = (await events()).find((e) => e.id === res.json.composer_event_id);
     expect(stored?.kind).toBe('composer_lifecycle');
     expect(stored?.payload).toEqual({ ...snapshot(), work_style: 'coding', multiplier: 1 });
@@ -146,6 +146,50 @@ describe('POST /signals/composer on a real daemon (embedded)', () => {
     expect(await store.predictions.get(other.id)).toMatchObject({ state: 'stale', staleReason: 'draft_abandoned' });
   });
 
+  const L1 = { level: 'L1', emits: ['observing', 'tentative', 'stabilizing', 'actionable', 'submitted', 'cleared', 'abandoned'] };
+  const dashboard = async (): Promise<Array<Record<string, any>>> =>
+    (await rawRequest({ port: daemon.port, method: 'GET', path: '/predictions/dashboard' })).json.predictions;
+  const readyPrediction = (id: string) =>
+    until(async () => (await dashboard()).find((p) => p.id === id && p.state === 'ready'), 30_000, 100);
+
+  test('an actionable draft makes one composer_intent prediction per session, anticipated from the latest arc of edits; cleared makes it stale', async () => {
+    // No text crosses the boundary, so the draft is anticipated from what the user was just editing.
+    writeFile(repo, 'src/parser.ts', 'export function parseTokens(input: string): string[] {\n  return input.split(/\\s+/);\n}\n');
+    await until(async () => (await dashboard()).find((p) => p.source === 'arc' && p.state === 'ready'), 30_000, 100);
+    const observing = await post(snapshot({ session_id: 'sess-draft', lifecycle_state: 'observing', capabilities: L1 }));
+    expect(observing.json.prediction_id).toBeNull();
+    const first = await post(snapshot({ session_id: 'sess-draft', lifecycle_state: 'stabilizing', capabilities: L1, field_role: 'chat' }));
+    expect(first.status).toBe(201);
+    expect(first.json.prediction_id).toEqual(expect.any(String));
+    // A later snapshot of the same draft updates that prediction instead of adding one.
+    const again = await post(snapshot({ session_id: 'sess-draft', snapshot_id: '01JDX7W2Q8S3K4M5N6P7R8T9V2', lifecycle_state: 'actionable', capabilities: L1 }));
+    expect(again.json.prediction_id).toBe(first.json.prediction_id);
+    const ready = await readyPrediction(first.json.prediction_id);
+    expect(ready).toMatchObject({ source: 'composer_intent', composer_session_id: 'sess-draft', weight: 0.9 });
+    expect(ready.prompt).toBe('a draft in the chat field, likely about: review and continue the changes in src');
+    expect(Object.keys(ready.evidence)).toEqual(['src/parser.ts']);
+    expect(ready.briefing.items.length).toBeGreaterThan(0);
+    expect((await dashboard()).filter((p) => p.composer_session_id === 'sess-draft')).toHaveLength(1);
+
+    const cleared = await post(snapshot({ session_id: 'sess-draft', lifecycle_state: 'cleared', length_chars: 0, text_hash: sha256(''), capabilities: L1 }));
+    expect(cleared.json.stale_predictions).toBe(1);
+    expect((await dashboard()).find((p) => p.id === first.json.prediction_id)).toMatchObject({ state: 'stale', stale_reason: 'draft_cleared', weight: 0.45, briefing: null });
+  });
+
+  test('submitting a draft adopts its ready prediction and records the composer_event_id; an L0 submit alone makes none', async () => {
+    const draft = await post(snapshot({ session_id: 'sess-submit', lifecycle_state: 'actionable', capabilities: L1 }));
+    await readyPrediction(draft.json.prediction_id);
+    const submitted = await post(snapshot({ session_id: 'sess-submit', lifecycle_state: 'submitted', capabilities: L1 }));
+    expect(submitted.json.prediction_id).toBe(draft.json.prediction_id);
+    expect((await dashboard()).find((p) => p.id === draft.json.prediction_id)).toMatchObject({ state: 'adopted', composer_event_id: submitted.json.composer_event_id });
+    const adoption = await daemon.context.store.signals.listRecent('adoption', { workspaceId: daemon.context.workspaceId });
+    expect(adoption.map((e) => e.payload)).toContainEqual({ prediction_id: draft.json.prediction_id, source: 'composer_intent', composer_event_id: submitted.json.composer_event_id });
+
+    const l0 = await post(snapshot({ session_id: 'sess-l0' }));
+    expect(l0.json.prediction_id).toBeNull();
+    expect((await dashboard()).filter((p) => p.composer_session_id === 'sess-l0')).toEqual([]);
+  });
+
   test('the work-style multiplier follows policy.work_style and is stored on the event', async () => {
     await setConfigValue(sousPaths(repo).config, 'policy.work_style', 'writing');
     await until(async () => (daemon.context.config().policy.work_style === 'writing' ? true : undefined), 10_000, 50);
@@ -153,6 +197,9 @@ describe('POST /signals/composer on a real daemon (embedded)', () => {
     expect(res.json).toMatchObject({ work_style: 'writing', multiplier: 1.5 });
     const stored = (await events()).find((e) => e.id === res.json.composer_event_id);
     expect(stored?.payload).toMatchObject({ work_style: 'writing', multiplier: 1.5 });
+    // The composer_intent prediction's weight carries the multiplier.
+    const draft = await post(snapshot({ session_id: 'sess-writing', lifecycle_state: 'actionable', capabilities: { level: 'L1', emits: ['actionable'] } }));
+    expect((await dashboard()).find((p) => p.id === draft.json.prediction_id)?.weight).toBe(1.35);
   });
 });
 

@@ -58,4 +58,6 @@ export { reconcile, canonicalRelatedPath, RECONCILIATION_STATES } from './goals/
 export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/evidence';
 export { Predictions, predictionView } from './predictions/predictions';
 export type { PredictionView, PredictionsOptions, Briefing, BriefingItem } from './predictions/predictions';
+export { DRAFTING_STATES, composerContext } from './predictions/composer-intent';
+export type { ComposerSignal, ComposerContext } from './predictions/composer-intent';
 export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';

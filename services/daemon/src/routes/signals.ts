@@ -13,7 +13,7 @@ export function signalRoutes(app: Express, ctx: DaemonContext): void {
   app.post('/signals/composer', async (req, res) => {
     const snapshot = validateDraftIntentSnapshot(req.body);
     try {
-      const intake = await ingestComposerSnapshot(ctx.store, ctx.workspaceId, snapshot, ctx.config().policy.work_style);
+      const intake = await ingestComposerSnapshot(ctx.store, ctx.workspaceId, snapshot, ctx.config().policy.work_style, ctx.preparation.predictions);
       res.status(201).json(intake);
     } catch (err) {
       if (err instanceof EngineError && err.code === 'capability_mismatch') {

@@ -1,13 +1,16 @@
 /**
  * The prediction registry (spec 2.4; docs/predictions.md): what the user is likely to ask next, each
  * with a prepared briefing, kept in the store across cycles and restarts. Sources implemented: `goal`
- * (one per active goal) and `arc` (the area of the latest edits). Invalidation signals demote the
+ * (one per active goal), `arc` (the area of the latest edits) and `composer_intent` (one per composer
+ * session with a draft in progress; composer-intent.ts). Invalidation signals demote the
  * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
  * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
  */
 import type { GoalRow, PredictionRow, PredictionSource, PredictionState, StaleReason, Store } from '@sous/store';
 import { EngineError } from '../errors';
+import { DRAFT_ENDING_STATES } from '@sous/protocol';
 import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
+import { DRAFTING_STATES, composerContext, type ComposerSignal } from './composer-intent';
 
 /** One ranked evidence item of a briefing: where and why, never file contents. */
 export interface BriefingItem {
@@ -32,6 +35,10 @@ export interface PredictionView {
   state: PredictionState;
   stale_reason: StaleReason | null;
   goal_id: string | null;
+  /** The composer session a `composer_intent` prediction belongs to, else null. */
+  composer_session_id: string | null;
+  /** The composer event an adoption attributes to (spec 2.5), else null. */
+  composer_event_id: string | null;
   /** Path → sha256 the prediction was made against (null: the file did not exist). */
   evidence: PathHashes;
   briefing: Briefing | null;
@@ -49,7 +56,7 @@ export interface PredictionsOptions {
   mayRead?(): boolean;
 }
 
-type Details = { briefing?: Briefing | null; area?: string };
+type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
 /** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
@@ -65,6 +72,8 @@ export function predictionView(row: PredictionRow): PredictionView {
     state: row.state,
     stale_reason: row.staleReason ?? null,
     goal_id: row.goalId ?? null,
+    composer_session_id: row.composerSessionId ?? null,
+    composer_event_id: d.composer_event_id ?? null,
     evidence: row.pathHashes as PathHashes,
     briefing: d.briefing ?? null,
     created_at: row.createdAt.toISOString(),
@@ -110,15 +119,69 @@ export class Predictions {
       if (row.state !== 'ready') {
         throw new EngineError('conflict', `prediction ${JSON.stringify(id)} is ${row.state}; only a ready prediction can be adopted`, { state: row.state });
       }
-      const adopted = await this.options.store.predictions.update(id, { state: 'adopted' });
-      await this.options.store.signals.append({ kind: 'adoption', workspaceId: this.options.workspaceId, payload: { prediction_id: id, source: row.source } });
-      const paths = new Set(Object.keys(row.pathHashes));
-      const live = await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 });
-      for (const other of live) {
-        if (other.id !== id && Object.keys(other.pathHashes).some((p) => paths.has(p))) await this.invalidateRow(other, 'adoption');
-      }
-      return predictionView(adopted ?? row);
+      return predictionView(await this.adoptNow(row));
     });
+  }
+
+  /**
+   * A composer snapshot (spec 6.4; docs/predictions.md): a draft in progress (`tentative`,
+   * `stabilizing`, `actionable`) creates or re-weighs the session's one `composer_intent` prediction;
+   * `submitted` adopts it when ready (recording the event as its `composer_event_id`) and drops it
+   * when it never got a briefing; `cleared`/`abandoned` demote it and make it stale. Resolves to
+   * the session's prediction (null when there is none) and how many went stale.
+   */
+  composer(signal: ComposerSignal): Promise<{ prediction: PredictionView | null; stale: number }> {
+    return this.serial(async () => {
+      const { store, workspaceId } = this.options;
+      const mine = (await this.all()).filter((p) => p.composerSessionId === signal.sessionId);
+      const live = mine.filter((p) => LIVE.includes(p.state));
+      if (DRAFT_ENDING_STATES.includes(signal.state)) {
+        for (const row of live) await this.invalidateRow(row, signal.state === 'cleared' ? 'draft_cleared' : 'draft_abandoned');
+        return { prediction: null, stale: live.length };
+      }
+      if (signal.state === 'submitted') {
+        await store.predictions.delete(live.filter((p) => p.state === 'drafting').map((p) => p.id));
+        const ready = live.find((p) => p.state === 'ready');
+        if (ready === undefined) return { prediction: null, stale: 0 };
+        const withEvent = { ...ready, details: { ...ready.details, composer_event_id: signal.eventId } };
+        return { prediction: predictionView(await this.adoptNow(withEvent)), stale: 0 };
+      }
+      if (!DRAFTING_STATES.includes(signal.state) || !this.mayRead()) return { prediction: null, stale: 0 };
+      const weight = Math.round(BASE_WEIGHT.composer_intent * signal.multiplier * 1e6) / 1e6;
+      const current = live[0];
+      if (current !== undefined) {
+        const updated = current.weight === weight ? current : await store.predictions.update(current.id, { weight });
+        return { prediction: predictionView(updated ?? current), stale: 0 };
+      }
+      // A new draft in this session: its stale predecessors give way, as a fresh arc replaces stale arcs.
+      await store.predictions.delete(mine.filter((p) => p.state === 'stale').map((p) => p.id));
+      const context = composerContext(await this.all(), signal.fieldRole);
+      const row = await store.predictions.insert({
+        workspaceId,
+        source: 'composer_intent',
+        composerSessionId: signal.sessionId,
+        title: context.prompt,
+        weight,
+        pathHashes: (await this.hashes(context.paths)) as Record<string, string>,
+        details: { context: context.context, query: context.query },
+      });
+      await this.prepare(row);
+      return { prediction: predictionView((await store.predictions.get(row.id)) ?? row), stale: 0 };
+    });
+  }
+
+  /** Ready → adopted: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
+  private async adoptNow(row: PredictionRow): Promise<PredictionRow> {
+    const { store, workspaceId } = this.options;
+    const adopted = await store.predictions.update(row.id, { state: 'adopted', details: row.details });
+    const eventId = (row.details as Details).composer_event_id;
+    await store.signals.append({ kind: 'adoption', workspaceId, payload: { prediction_id: row.id, source: row.source, ...(eventId ? { composer_event_id: eventId } : {}) } });
+    const paths = new Set(Object.keys(row.pathHashes));
+    const live = await store.predictions.list(workspaceId, { states: LIVE, limit: 500 });
+    for (const other of live) {
+      if (other.id !== row.id && Object.keys(other.pathHashes).some((p) => paths.has(p))) await this.invalidateRow(other, 'adoption');
+    }
+    return adopted ?? row;
   }
 
   /**
@@ -210,7 +273,7 @@ export class Predictions {
 
   /** Drafting → ready once the index answers the anticipated prompt. */
   private async prepare(row: PredictionRow): Promise<void> {
-    const briefing = await this.options.brief(row.title);
+    const briefing = await this.options.brief((row.details as Details).query ?? row.title);
     if (briefing === null) return;
     await this.options.store.predictions.update(row.id, { state: 'ready', details: { ...row.details, briefing } });
   }

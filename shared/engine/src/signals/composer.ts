@@ -3,6 +3,7 @@ import { DRAFT_ENDING_STATES, type DraftIntentSnapshot } from '@sous/protocol';
 import type { Store, StaleReason } from '@sous/store';
 import { checkCapabilities } from './capabilities';
 import { workStyleMultiplier } from './work-style';
+import type { Predictions } from '../predictions/predictions';
 
 /** What ingesting one composer snapshot did. */
 export interface ComposerIntake {
@@ -12,12 +13,16 @@ export interface ComposerIntake {
   multiplier: number;
   /** Predictions of this composer session marked stale (cleared or abandoned draft), else 0. */
   stale_predictions: number;
+  /** The session's `composer_intent` prediction this event created, re-weighed or adopted, else null. */
+  prediction_id: string | null;
 }
 
 /**
  * Ingests one DraftIntentSnapshot (spec 4.3, 6): checks it against the adapter's declared
  * capabilities, appends it as a `composer_lifecycle` SignalEvent carrying the work-style multiplier
- * applied, and, when the draft was cleared or abandoned, marks the session's predictions stale.
+ * applied, and hands it to the prediction registry (a `composer_intent` prediction per session;
+ * docs/predictions.md). Without a registry, a cleared or abandoned draft still marks the session's
+ * predictions stale in the store.
  * The snapshot holds only `text_hash` and `length_chars`; the caller has already refused raw text.
  */
 export async function ingestComposerSnapshot(
@@ -25,6 +30,7 @@ export async function ingestComposerSnapshot(
   workspaceId: string,
   snapshot: DraftIntentSnapshot,
   workStyle: WorkStyle,
+  predictions?: Predictions,
 ): Promise<ComposerIntake> {
   checkCapabilities(snapshot);
   const multiplier = workStyleMultiplier(workStyle);
@@ -34,10 +40,21 @@ export async function ingestComposerSnapshot(
     // The snapshot as sent, plus what Sous applied to it.
     payload: { ...snapshot, work_style: workStyle, multiplier },
   });
+  const intake = { composer_event_id: event.id, work_style: workStyle, multiplier };
+  if (predictions !== undefined) {
+    const { prediction, stale } = await predictions.composer({
+      sessionId: snapshot.session_id,
+      state: snapshot.lifecycle_state,
+      eventId: event.id,
+      multiplier,
+      ...(snapshot.field_role ? { fieldRole: snapshot.field_role } : {}),
+    });
+    return { ...intake, stale_predictions: stale, prediction_id: prediction?.id ?? null };
+  }
   let stale = 0;
   if (DRAFT_ENDING_STATES.includes(snapshot.lifecycle_state)) {
     const reason: StaleReason = snapshot.lifecycle_state === 'cleared' ? 'draft_cleared' : 'draft_abandoned';
     stale = await store.predictions.markSessionStale(workspaceId, snapshot.session_id, reason);
   }
-  return { composer_event_id: event.id, work_style: workStyle, multiplier, stale_predictions: stale };
+  return { ...intake, stale_predictions: stale, prediction_id: null };
 }
