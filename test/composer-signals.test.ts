@@ -190,6 +190,26 @@ describe('POST /signals/composer on a real daemon (embedded)', () => {
     expect((await dashboard()).filter((p) => p.composer_session_id === 'sess-l0')).toEqual([]);
   });
 
+  test('with refinement on, a submitted draft\'s adoption is pending for the configured window, then confirmed', async () => {
+    const config = sousPaths(repo).config;
+    await setConfigValue(config, 'refinement.adoption_pending_confirm_seconds', '1');
+    await setConfigValue(config, 'refinement.enabled', 'true');
+    await until(async () => (daemon.context.config().refinement.enabled && daemon.context.config().refinement.adoption_pending_confirm_seconds === 1 ? true : undefined), 10_000, 50);
+    try {
+      const draft = await post(snapshot({ session_id: 'sess-refine', lifecycle_state: 'actionable', capabilities: L1 }));
+      await readyPrediction(draft.json.prediction_id);
+      const submitted = await post(snapshot({ session_id: 'sess-refine', lifecycle_state: 'submitted', capabilities: L1 }));
+      const pending = (await dashboard()).find((p) => p.id === draft.json.prediction_id)!;
+      // Pending unless the window already passed on a slow machine; either way it is confirmed in the end.
+      expect(['pending', 'confirmed']).toContain(pending.adoption);
+      const confirmed = await until(async () => (await dashboard()).find((p) => p.id === draft.json.prediction_id && p.adoption === 'confirmed'), 10_000, 100);
+      expect(confirmed).toMatchObject({ state: 'adopted', composer_event_id: submitted.json.composer_event_id, adoption_confirm_at: null });
+    } finally {
+      await setConfigValue(config, 'refinement.enabled', 'false');
+      await until(async () => (daemon.context.config().refinement.enabled ? undefined : true), 10_000, 50);
+    }
+  });
+
   test('the work-style multiplier follows policy.work_style and is stored on the event', async () => {
     await setConfigValue(sousPaths(repo).config, 'policy.work_style', 'writing');
     await until(async () => (daemon.context.config().policy.work_style === 'writing' ? true : undefined), 10_000, 50);

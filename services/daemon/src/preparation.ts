@@ -144,6 +144,7 @@ export function startPreparation(options: {
     workspaceId,
     hashOf: (path) => currentHash(root, index.policy(), path),
     mayRead: () => options.focus.mayRead(),
+    refinement: () => ({ enabled: options.config().refinement.enabled, confirmSeconds: options.config().refinement.adoption_pending_confirm_seconds }),
     brief: async (prompt) => {
       if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
       // Where and why only: the snippet text stays in the index, which serves it redacted on request.

@@ -202,8 +202,6 @@ export const RESERVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
   'compute.gpu_memory_fraction': 'Sous runs no local model itself and does not cap GPU memory; the model backend does',
   'exploration.backend': 'exploration uses exploration.endpoint when set, else backend.base_url; there is no separate local/remote switch',
   'exploration.api_key': 'exploration uses the key named by backend.api_key_env; this field is validated (env:NAME) but not read',
-  'refinement.enabled': 'the refinement feature is not built in this release (the spec ships it disabled)',
-  'refinement.adoption_pending_confirm_seconds': 'the refinement feature is not built in this release',
 });
 
 function withReserved(k: ConfigKey): ConfigKey {
@@ -276,8 +274,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
   },
   row('exploration.embedding_model', text(), C.exploration.embedding_model, 'Sentence-embedding model used for cache matching and semantic retrieval.'),
   row('exploration.semantic', oneOf(SEMANTIC_MODES), C.exploration.semantic, 'Semantic retrieval: auto embeds chunks in idle time when a local backend serves exploration.embedding_model and fuses them into context answers; off never calls it.', true),
-  row('refinement.enabled', bool(), C.refinement.enabled, 'Enable the refinement feature.'),
-  row('refinement.adoption_pending_confirm_seconds', int(1, 3_600), C.refinement.adoption_pending_confirm_seconds, 'How long an adoption waits for confirmation, in seconds.'),
+  row('refinement.enabled', bool(), C.refinement.enabled, 'Adoptions wait a confirmation window before they take effect (docs/predictions.md).'),
+  row('refinement.adoption_pending_confirm_seconds', int(1, 3_600), C.refinement.adoption_pending_confirm_seconds, 'With refinement on: seconds an adoption stays pending; a cleared draft inside it withdraws the adoption.'),
   row('policy.bundle', oneOf(POLICY_BUNDLE_IDS), C.policy.bundle, 'Active policy bundle (set by sous setup apply).', true),
   row('policy.work_style', oneOf(WORK_STYLES), C.policy.work_style, 'What you mostly do here; composer signals of writing and research weigh more (docs/composer-signals.md).', true),
   row('daemon.allowed_hosts', list('list of host names', Joi.string().hostname(), 'host names'), [...C.daemon.allowed_hosts], 'Host header values the daemon accepts besides its loopback address.', true),

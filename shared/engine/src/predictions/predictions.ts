@@ -39,6 +39,10 @@ export interface PredictionView {
   composer_session_id: string | null;
   /** The composer event an adoption attributes to (spec 2.5), else null. */
   composer_event_id: string | null;
+  /** For an adopted prediction: `pending` (refinement's confirmation window), `confirmed`; `withdrawn` once contradicted; else null. */
+  adoption: Adoption['status'] | null;
+  /** When a pending adoption is confirmed unless contradicted first, else null. */
+  adoption_confirm_at: string | null;
   /** Path → sha256 the prediction was made against (null: the file did not exist). */
   evidence: PathHashes;
   briefing: Briefing | null;
@@ -54,9 +58,21 @@ export interface PredictionsOptions {
   brief(prompt: string): Promise<Briefing | null>;
   /** Whether Sous may read the workspace now (Auto Focus); when not, signals and refreshes wait. Default: always. */
   mayRead?(): boolean;
+  /**
+   * `refinement.enabled` and `refinement.adoption_pending_confirm_seconds`, read on each adoption.
+   * Default: off (an adoption is confirmed at once).
+   */
+  refinement?(): { enabled: boolean; confirmSeconds: number };
+  /** The clock adoption windows are measured with. Default: the system clock. */
+  now?(): Date;
 }
 
-type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string };
+/** An adoption under refinement: pending until `confirm_at`, then confirmed, or withdrawn when contradicted. */
+interface Adoption {
+  status: 'pending' | 'confirmed' | 'withdrawn';
+  confirm_at?: string;
+}
+type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string; adoption?: Adoption };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
 /** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
@@ -74,6 +90,8 @@ export function predictionView(row: PredictionRow): PredictionView {
     goal_id: row.goalId ?? null,
     composer_session_id: row.composerSessionId ?? null,
     composer_event_id: d.composer_event_id ?? null,
+    adoption: d.adoption?.status ?? (row.state === 'adopted' ? 'confirmed' : null),
+    adoption_confirm_at: d.adoption?.status === 'pending' ? (d.adoption.confirm_at ?? null) : null,
     evidence: row.pathHashes as PathHashes,
     briefing: d.briefing ?? null,
     created_at: row.createdAt.toISOString(),
@@ -92,12 +110,16 @@ export class Predictions {
   constructor(private readonly options: PredictionsOptions) {}
 
   /** Ready or drafting predictions, most weight first. */
-  async active(): Promise<PredictionView[]> {
-    return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
+  active(): Promise<PredictionView[]> {
+    return this.serial(async () => {
+      await this.confirmDueNow();
+      return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
+    });
   }
 
   /** Every prediction with its weight, and counts by state and source (diagnostics). */
   async dashboard(): Promise<{ predictions: PredictionView[]; by_state: Record<string, number>; by_source: Record<string, number> }> {
+    await this.serial(() => this.confirmDueNow());
     const all = byWeight(await this.options.store.predictions.list(this.options.workspaceId, { limit: 500 }));
     const by_state: Record<string, number> = {};
     const by_source: Record<string, number> = {};
@@ -115,6 +137,7 @@ export class Predictions {
    */
   adopt(id: string): Promise<PredictionView> {
     return this.serial(async () => {
+      await this.confirmDueNow();
       const row = await this.row(id);
       if (row.state !== 'ready') {
         throw new EngineError('conflict', `prediction ${JSON.stringify(id)} is ${row.state}; only a ready prediction can be adopted`, { state: row.state });
@@ -133,11 +156,15 @@ export class Predictions {
   composer(signal: ComposerSignal): Promise<{ prediction: PredictionView | null; stale: number }> {
     return this.serial(async () => {
       const { store, workspaceId } = this.options;
+      await this.confirmDueNow();
       const mine = (await this.all()).filter((p) => p.composerSessionId === signal.sessionId);
       const live = mine.filter((p) => LIVE.includes(p.state));
       if (DRAFT_ENDING_STATES.includes(signal.state)) {
-        for (const row of live) await this.invalidateRow(row, signal.state === 'cleared' ? 'draft_cleared' : 'draft_abandoned');
-        return { prediction: null, stale: live.length };
+        // A draft taken back inside an adoption's confirmation window contradicts that adoption.
+        const contradicted = mine.filter((p) => p.state === 'adopted' && (p.details as Details).adoption?.status === 'pending');
+        const reason = signal.state === 'cleared' ? 'draft_cleared' : 'draft_abandoned';
+        for (const row of [...live, ...contradicted]) await this.invalidateRow(row, reason);
+        return { prediction: null, stale: live.length + contradicted.length };
       }
       if (signal.state === 'submitted') {
         await store.predictions.delete(live.filter((p) => p.state === 'drafting').map((p) => p.id));
@@ -170,10 +197,36 @@ export class Predictions {
     });
   }
 
-  /** Ready → adopted: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
+  /**
+   * Ready → adopted. With refinement on, the adoption is pending for the configured window and takes
+   * effect when confirmed (confirmDueNow); otherwise it takes effect at once.
+   */
   private async adoptNow(row: PredictionRow): Promise<PredictionRow> {
+    const refinement = this.options.refinement?.();
+    if (refinement?.enabled) {
+      const confirmAt = new Date(this.now().getTime() + refinement.confirmSeconds * 1000).toISOString();
+      const adoption: Adoption = { status: 'pending', confirm_at: confirmAt };
+      return (await this.options.store.predictions.update(row.id, { state: 'adopted', details: { ...row.details, adoption } })) ?? row;
+    }
+    return this.confirmRow({ ...row, state: 'adopted' });
+  }
+
+  /** Pending adoptions whose window has passed uncontradicted are confirmed (no timer: every registry call checks). */
+  private async confirmDueNow(): Promise<void> {
+    const adopted = await this.options.store.predictions.list(this.options.workspaceId, { states: ['adopted'], limit: 500 });
+    const now = this.now().getTime();
+    for (const row of adopted) {
+      const adoption = (row.details as Details).adoption;
+      if (adoption?.status === 'pending' && Date.parse(adoption.confirm_at ?? '') <= now) await this.confirmRow(row);
+    }
+  }
+
+  /** An adoption takes effect: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
+  private async confirmRow(row: PredictionRow): Promise<PredictionRow> {
     const { store, workspaceId } = this.options;
-    const adopted = await store.predictions.update(row.id, { state: 'adopted', details: row.details });
+    const pending = (row.details as Details).adoption !== undefined;
+    const details = pending ? { ...row.details, adoption: { status: 'confirmed' } } : row.details;
+    const adopted = await store.predictions.update(row.id, { state: 'adopted', details });
     const eventId = (row.details as Details).composer_event_id;
     await store.signals.append({ kind: 'adoption', workspaceId, payload: { prediction_id: row.id, source: row.source, ...(eventId ? { composer_event_id: eventId } : {}) } });
     const paths = new Set(Object.keys(row.pathHashes));
@@ -296,13 +349,18 @@ export class Predictions {
   }
 
   private async invalidateRow(row: PredictionRow, reason: StaleReason): Promise<void> {
+    const adoption = (row.details as Details).adoption;
     await this.options.store.predictions.update(row.id, {
       state: 'stale',
       staleReason: reason,
       weight: demote(row.weight),
       summary: '',
-      details: { ...row.details, briefing: null },
+      details: { ...row.details, briefing: null, ...(adoption ? { adoption: { status: 'withdrawn' } } : {}) },
     });
+  }
+
+  private now(): Date {
+    return this.options.now ? this.options.now() : new Date();
   }
 
   private async hashes(paths: string[]): Promise<PathHashes> {
