@@ -17,6 +17,7 @@ import {
   idleRefusal,
   sessionRefusal,
   markStale,
+  readCommitNames,
   runCycle,
   createModelAssist,
   type CycleTrigger,
@@ -144,6 +145,7 @@ export function startPreparation(options: {
     workspaceId,
     hashOf: (path) => currentHash(root, index.policy(), path),
     mayRead: () => options.focus.mayRead(),
+    commits: () => readCommitNames(root, (path) => index.policy().inScope(path)),
     refinement: () => ({ enabled: options.config().refinement.enabled, confirmSeconds: options.config().refinement.adoption_pending_confirm_seconds }),
     brief: async (prompt) => {
       if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
@@ -226,6 +228,8 @@ export function startPreparation(options: {
 
   // Files may have changed while the daemon was down: compare every live prediction's evidence once at start.
   void index.ready.then(() => predictions.signal('file_change', 'all')).catch(logFailure('checking predictions at start failed'));
+  // Recurring kinds of change (the pattern source) from the newest commits; each commit signal re-reads them.
+  void index.ready.then(() => predictions.patterns()).catch(logFailure('reading commit patterns failed'));
 
   return {
     events,

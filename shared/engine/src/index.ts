@@ -59,5 +59,7 @@ export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/
 export { Predictions, predictionView } from './predictions/predictions';
 export type { PredictionView, PredictionsOptions, Briefing, BriefingItem } from './predictions/predictions';
 export { DRAFTING_STATES, composerContext } from './predictions/composer-intent';
+export { commitPatterns, leadingVerb, readCommitNames, PATTERN_MIN, PATTERN_WINDOW } from './predictions/patterns';
+export type { CommitNames, CommitPattern } from './predictions/patterns';
 export type { ComposerSignal, ComposerContext } from './predictions/composer-intent';
 export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';

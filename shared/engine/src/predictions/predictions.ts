@@ -11,6 +11,7 @@ import { EngineError } from '../errors';
 import { DRAFT_ENDING_STATES } from '@sous/protocol';
 import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
 import { DRAFTING_STATES, composerContext, type ComposerSignal } from './composer-intent';
+import { reconcilePatterns, type CommitNames } from './patterns';
 
 /** One ranked evidence item of a briefing: where and why, never file contents. */
 export interface BriefingItem {
@@ -65,6 +66,8 @@ export interface PredictionsOptions {
   refinement?(): { enabled: boolean; confirmSeconds: number };
   /** The clock adoption windows are measured with. Default: the system clock. */
   now?(): Date;
+  /** The newest commits (subjects and in-scope names) for the `pattern` source; without it, no patterns. */
+  commits?(): Promise<CommitNames[]>;
 }
 
 /** An adoption under refinement: pending until `confirm_at`, then confirmed, or withdrawn when contradicted. */
@@ -255,8 +258,20 @@ export class Predictions {
       if (!this.mayRead()) return;
       await this.invalidateNow(kind, paths);
       if (kind === 'file_change' && paths !== 'all') await this.arcNow(paths);
+      if (kind === 'commit') await this.patternsNow();
       await this.refreshNow();
     });
+  }
+
+  /** Re-reads the recurring kinds of change (the `pattern` source) from the newest commits; the daemon calls it at start. */
+  patterns(): Promise<void> {
+    return this.serial(async () => (this.mayRead() ? this.patternsNow() : undefined));
+  }
+
+  private async patternsNow(): Promise<void> {
+    if (!this.options.commits) return;
+    const deps = { store: this.options.store, workspaceId: this.options.workspaceId, all: () => this.all(), hashes: (p: string[]) => this.hashes(p), prepare: (r: PredictionRow) => this.prepare(r) };
+    await reconcilePatterns(deps, await this.options.commits());
   }
 
   /** Seeds a prediction for each active goal that has none, drops those of goals no longer active, fills drafting briefings. */
