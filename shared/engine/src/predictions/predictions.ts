@@ -1,8 +1,9 @@
 /**
  * The prediction registry (spec 2.4; docs/predictions.md): what the user is likely to ask next, each
  * with a prepared briefing, kept in the store across cycles and restarts. Sources implemented: `goal`
- * (one per active goal), `arc` (the area of the latest edits) and `composer_intent` (one per composer
- * session with a draft in progress; composer-intent.ts). Invalidation signals demote the
+ * (one per active goal), `arc` (the area of the latest edits), `composer_intent` (one per composer
+ * session with a draft in progress; composer-intent.ts) and `pattern` (recurring kinds of change;
+ * patterns.ts). Invalidation signals demote the
  * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
  * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
  */
