@@ -70,6 +70,7 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'predictions.active': {},
   'predictions.adopt': { id: 'prediction-1' },
   'predictions.dashboard': {},
+  resolve: { prompt: 'where is the config loaded' },
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
@@ -276,6 +277,12 @@ describe('MCP tools over a real daemon', () => {
     expect(unknown).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
     expect(unknown.text).toMatch(/sous_predictions_active/);
     await call('goals.delete', { id: goal.id });
+  });
+
+  test('resolve: a prompt becomes a briefing from the live index with a resolution id', async () => {
+    const r = await call('resolve', { prompt: 'where is the config loaded' });
+    expect(r.data).toMatchObject({ cache: 'miss', predicted_response: null, resolution_id: expect.any(String) });
+    expect(r.text).toMatch(/^Resolution \S+ \(cache miss/);
   });
 
   test('status, resources, sources, trace, job cancel, setup and policy answer from the daemon', async () => {

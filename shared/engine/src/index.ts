@@ -59,3 +59,7 @@ export type { GoalEvidence, Reconciliation, ReconciliationState } from './goals/
 export { Predictions, predictionView } from './predictions/predictions';
 export type { PredictionView, PredictionsOptions, Briefing, BriefingItem } from './predictions/predictions';
 export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';
+// Resolve: a prompt to a briefing, served from a ready prediction when it matches.
+export { Resolver, DEFAULT_BRIEFING_BUDGET, tokensOf, promptHash } from './resolve/resolve';
+export type { ResolveRequest, ResolutionView, ResolveCard, Alternative, ResolverOptions } from './resolve/resolve';
+export { HIT_THRESHOLD, jaccard, tokenSet } from './resolve/similarity';

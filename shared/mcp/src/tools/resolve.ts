@@ -1,0 +1,40 @@
+/**
+ * `sous.resolve` (spec 2.5, 4.6; docs/resolve.md): a prompt to a prepared briefing (ranked evidence,
+ * overlapping ready cards, the matching prediction if any). The daemon resolves and records it; the
+ * tool passes the arguments on and summarises the answer. The MCP client is `mcp` unless `client` says.
+ */
+import Joi from 'joi';
+import { defineTool, toolResult, type ToolDefinition } from '../registry';
+
+/** A resolution as the daemon sends it (services/daemon/src/routes/resolve.ts). */
+interface WireResolution {
+  resolution_id: string;
+  cache: 'hit' | 'miss';
+  similarity: number;
+  prediction_id: string | null;
+  briefing: string;
+  evidence: Array<{ path: string; lines: { start: number; end: number } }>;
+  cards: Array<{ id: string; title: string }>;
+  briefing_token_used: number;
+  briefing_token_budget: number;
+}
+
+const resolve = defineTool<{ prompt: string; budget_tokens?: number; client?: string }>({
+  id: 'resolve',
+  title: 'Resolve a prompt',
+  description:
+    'Turns a prompt into a prepared briefing: ranked files and line ranges from the live index, ready cards about the same files, and the prepared prediction it matches (served from cache when one does). Returns a resolution_id for feedback. The prompt is never stored, only its hash.',
+  input: Joi.object({
+    prompt: Joi.string().trim().min(1).max(20_000).required().description('what the user asked'),
+    budget_tokens: Joi.number().integer().min(50).max(200_000).description('briefing size limit in tokens (default 2000)'),
+    client: Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/).description('the agent asking; resolutions are kept per client (default mcp)'),
+  }),
+  readOnly: false,
+  async run(args, ctx) {
+    const r = await ctx.daemon.post<WireResolution>('/v1/resolve', args);
+    const head = `Resolution ${r.resolution_id} (cache ${r.cache}, similarity ${r.similarity}; ${r.briefing_token_used}/${r.briefing_token_budget} tokens)`;
+    return toolResult(`${head}\n${r.briefing || 'No evidence found for this prompt.'}`, { ...r });
+  },
+});
+
+export const resolveTools: ToolDefinition[] = [resolve];
