@@ -103,7 +103,9 @@ export class Resolver {
   async resolve(req: ResolveRequest): Promise<ResolutionView> {
     const budget = req.budgetTokens ?? DEFAULT_BRIEFING_BUDGET;
     const words = tokenSet(req.prompt);
-    const ready = (await this.options.predictions()).filter((p) => p.state === 'ready' && p.briefing);
+    // Both reads at once: on a hit they are most of the time spent.
+    const [live, readyCards] = await Promise.all([this.options.predictions(), this.options.readyCards()]);
+    const ready = live.filter((p) => p.state === 'ready' && p.briefing);
     const scored = ready.map((p) => ({ p, similarity: jaccard(words, tokenSet(p.prompt)) })).sort((a, b) => b.similarity - a.similarity || b.p.weight - a.p.weight);
     const best = scored[0];
     const hit = best && best.similarity >= HIT_THRESHOLD ? best.p : null;
@@ -115,7 +117,7 @@ export class Resolver {
       items = briefing.items;
     }
     const paths = new Set(items.map((i) => i.path));
-    const cards = (await this.options.readyCards())
+    const cards = readyCards
       .map((c) => ({ id: c.id, kind: c.kind, title: c.title, paths: [...new Set(c.evidence.map((e) => e.path))] }))
       .filter((c) => c.paths.some((p) => paths.has(p)))
       .slice(0, CARDS);
