@@ -79,6 +79,49 @@ test('a prompt matching a ready prediction is a hit served from its briefing; an
   expect(miss.json.briefing_token_used).toBeLessThanOrEqual(100);
 }, 120_000);
 
+test('explain, the last resolution per client, feedback and suggest', async () => {
+  const goal = await request('POST', '/goals', { title: 'Tidy the lexer tokens', related_files: ['src/lexer.ts'] });
+  const prediction = await readyPrediction(goal.json.goal.id);
+  const suggested = await request('GET', '/v1/suggest?limit=10');
+  expect(suggested.status).toBe(200);
+  expect(suggested.json.suggestions).toContainEqual({ prediction_id: prediction.id, prompt: prediction.prompt, weight: 1, source: 'goal' });
+  expect((await request('GET', '/v1/suggest?limit=1')).json.suggestions).toHaveLength(1);
+
+  const a = await request('POST', '/v1/resolve', { prompt: prediction.prompt }, { 'x-sous-client': 'iso-a' });
+  const b = await request('POST', '/v1/resolve', { prompt: 'where are lexTokens defined' }, { 'x-sous-client': 'iso-b' });
+  const explained = await request('GET', `/v1/resolutions/${a.json.resolution_id}`);
+  expect(explained.status).toBe(200);
+  expect(explained.json).toMatchObject({ resolution_id: a.json.resolution_id, client: 'iso-a', cache: 'hit', similarity: 1, threshold: 0.6, prediction_id: prediction.id, feedback: [] });
+  expect(explained.json.prompt_sha256).toBe(createHash('sha256').update(prediction.prompt, 'utf8').digest('hex'));
+  expect(explained.json.evidence.map((e: { path: string }) => e.path)).toContain('src/lexer.ts');
+  expect(explained.json.rationale[0]).toMatch(/^Served from prediction/);
+
+  // Each client sees its own last resolution, whatever came after from another client.
+  expect((await request('GET', '/v1/resolutions/last?client=iso-a')).json.resolution_id).toBe(a.json.resolution_id);
+  expect((await request('GET', '/v1/resolutions/last?client=iso-b')).json).toMatchObject({ resolution_id: b.json.resolution_id, cache: 'miss' });
+  expect((await request('GET', '/v1/resolutions/last')).json.resolution_id).toBe(b.json.resolution_id);
+  const none = await request('GET', '/v1/resolutions/last?client=nobody');
+  expect(none.status).toBe(404);
+  expect(none.json.error.code).toBe('not_found');
+
+  const fb = await request('POST', `/v1/resolutions/${a.json.resolution_id}/feedback`, { value: 'useful' }, { 'x-sous-client': 'iso-a' });
+  expect(fb.status).toBe(200);
+  expect(fb.json.feedback).toMatchObject({ resolution_id: a.json.resolution_id, value: 'useful' });
+  expect((await request('GET', `/v1/resolutions/${a.json.resolution_id}`)).json.feedback).toEqual([expect.objectContaining({ value: 'useful', client: 'iso-a' })]);
+
+  const bad: Array<[string, string, unknown, number, string, string | undefined]> = [
+    ['GET', '/v1/resolutions/no-such-id', undefined, 404, 'not_found', 'params.id'],
+    ['POST', '/v1/resolutions/no-such-id/feedback', { value: 'useful' }, 404, 'not_found', 'params.id'],
+    ['POST', `/v1/resolutions/${a.json.resolution_id}/feedback`, { value: 'great' }, 400, 'invalid_body', 'body.value'],
+    ['GET', '/v1/suggest?limit=0', undefined, 400, 'invalid_query', 'query.limit'],
+    ['GET', '/v1/resolutions/last?client=a%20b', undefined, 400, 'invalid_query', 'query.client'],
+  ];
+  for (const [method, url, body, status, code, where] of bad) {
+    const res = await request(method, url, body);
+    expect({ url, status: res.status, code: res.json?.error?.code, where: res.json?.error?.where }).toEqual({ url, status, code, where });
+  }
+}, 120_000);
+
 test('MCP sous_resolve answers like the HTTP endpoint and rejects a missing prompt', async () => {
   const client = new Client({ name: 'sous-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
@@ -88,6 +131,13 @@ test('MCP sous_resolve answers like the HTTP endpoint and rejects a missing prom
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ cache: 'miss', client: 'mcp' });
     expect(r.content![0]!.text).toContain('src/lexer.ts');
+    const explained = (await client.callTool({ name: 'sous_explain', arguments: { id: r.structuredContent!.resolution_id } })) as Called;
+    expect(explained.structuredContent).toMatchObject({ resolution_id: r.structuredContent!.resolution_id, client: 'mcp', cache: 'miss' });
+    const fb = (await client.callTool({ name: 'sous_feedback', arguments: { id: r.structuredContent!.resolution_id, value: 'partial' } })) as Called;
+    expect(fb.structuredContent!.feedback).toMatchObject({ value: 'partial' });
+    const suggest = (await client.callTool({ name: 'sous_suggest', arguments: { limit: 3 } })) as Called;
+    expect(suggest.isError).toBeFalsy();
+    expect(Array.isArray(suggest.structuredContent!.suggestions)).toBe(true);
     const bad = (await client.callTool({ name: 'sous_resolve', arguments: {} })) as Called;
     expect(bad.isError).toBe(true);
   } finally {

@@ -7,7 +7,8 @@
  * and the stored evidence keeps paths, lines and scores only (the rationale names matched prompt terms).
  */
 import { createHash } from 'node:crypto';
-import type { ResolutionRow, Store } from '@sous/store';
+import type { FeedbackValue, ResolutionRow, Store } from '@sous/store';
+import { explainResolution, type ResolutionExplanation } from './explain';
 import { EngineError } from '../errors';
 import type { FeedCard } from '../feed/cards';
 import type { Briefing, BriefingItem, PredictionView } from '../predictions/predictions';
@@ -158,6 +159,45 @@ export class Resolver {
       created_at: row.createdAt.toISOString(),
     };
   }
+
+  /** The rationale of one resolution of this workspace, with its feedback. */
+  async explain(id: string): Promise<ResolutionExplanation> {
+    const row = await this.row(id);
+    return explainResolution(row, await this.options.store.feedback.listForResolution(id));
+  }
+
+  /** The newest resolution (of `client`, when given), explained; not_found when there is none. */
+  async last(client?: string): Promise<ResolutionExplanation> {
+    const row = await this.options.store.resolutions.latest(this.options.workspaceId, client);
+    if (!row) throw new EngineError('not_found', client === undefined ? 'no resolution yet' : `no resolution yet for client ${JSON.stringify(client)}`);
+    return explainResolution(row, await this.options.store.feedback.listForResolution(row.id));
+  }
+
+  /** Records whether a resolution helped. */
+  async feedback(id: string, value: FeedbackValue, client?: string): Promise<{ resolution_id: string; value: FeedbackValue; recorded_at: string }> {
+    await this.row(id);
+    const row = await this.options.store.feedback.record({ resolutionId: id, value, ...(client !== undefined ? { clientId: client } : {}) });
+    return { resolution_id: id, value: row.value, recorded_at: row.createdAt.toISOString() };
+  }
+
+  /** Likely next prompts: the ready predictions' anticipated prompts, most weight first. */
+  async suggest(limit: number): Promise<Suggestion[]> {
+    const ready = (await this.options.predictions()).filter((p) => p.state === 'ready');
+    return ready.slice(0, limit).map((p) => ({ prediction_id: p.id, prompt: p.prompt, weight: p.weight, source: p.source }));
+  }
+
+  private async row(id: string): Promise<ResolutionRow> {
+    const row = await this.options.store.resolutions.get(id);
+    if (!row || row.workspaceId !== this.options.workspaceId) throw new EngineError('not_found', `no resolution ${JSON.stringify(id)} in this workspace`);
+    return row;
+  }
 }
 
 export type { ResolutionRow };
+
+export interface Suggestion {
+  prediction_id: string;
+  prompt: string;
+  weight: number;
+  source: string;
+}

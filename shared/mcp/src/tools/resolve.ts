@@ -5,6 +5,7 @@
  */
 import Joi from 'joi';
 import { defineTool, toolResult, type ToolDefinition } from '../registry';
+import { seg } from './wire';
 
 /** A resolution as the daemon sends it (services/daemon/src/routes/resolve.ts). */
 interface WireResolution {
@@ -37,4 +38,44 @@ const resolve = defineTool<{ prompt: string; budget_tokens?: number; client?: st
   },
 });
 
-export const resolveTools: ToolDefinition[] = [resolve];
+const explain = defineTool<{ id: string }>({
+  id: 'explain',
+  title: 'Explain a resolution',
+  description: 'Why a resolution came out as it did: cache hit or miss and the similarity, the evidence kept with scores, the ready cards, the alternatives considered, the token budget, and the feedback given.',
+  input: Joi.object({ id: Joi.string().trim().min(1).max(200).required().description('the resolution_id from resolve') }),
+  readOnly: true,
+  async run(args, ctx) {
+    const body = await ctx.daemon.get<{ rationale: string[]; evidence: Array<{ path: string }> }>(`/v1/resolutions/${seg(args.id)}`);
+    return toolResult(`${body.rationale.join('\n')}\nEvidence: ${body.evidence.map((e) => e.path).join(', ') || 'none'}`, { ...body });
+  },
+});
+
+const feedback = defineTool<{ id: string; value: string }>({
+  id: 'feedback',
+  title: 'Feedback on a resolution',
+  description: 'Says whether a resolution helped: useful, partial, irrelevant or wrong. Stored with the resolution.',
+  input: Joi.object({
+    id: Joi.string().trim().min(1).max(200).required().description('the resolution_id from resolve'),
+    value: Joi.string().valid('useful', 'partial', 'irrelevant', 'wrong').required(),
+  }),
+  readOnly: false,
+  async run(args, ctx) {
+    const body = await ctx.daemon.post<{ feedback: { resolution_id: string; value: string } }>(`/v1/resolutions/${seg(args.id)}/feedback`, { value: args.value });
+    return toolResult(`Recorded ${body.feedback.value} for ${body.feedback.resolution_id}.`, { ...body });
+  },
+});
+
+const suggest = defineTool<{ limit?: number }>({
+  id: 'suggest',
+  title: 'Likely next prompts',
+  description: 'What Sous expects to be asked next (the ready predictions\' anticipated prompts, most weight first); resolving one is served from its prepared briefing.',
+  input: Joi.object({ limit: Joi.number().integer().min(1).max(50).description('how many (default 5)') }),
+  readOnly: true,
+  async run(args, ctx) {
+    const body = await ctx.daemon.get<{ suggestions: Array<{ prompt: string; weight: number }> }>(`/v1/suggest${args.limit !== undefined ? `?limit=${args.limit}` : ''}`);
+    const text = body.suggestions.length ? body.suggestions.map((s) => `- ${s.weight.toFixed(2)} ${s.prompt}`).join('\n') : 'No ready predictions yet; declaring a goal seeds one.';
+    return toolResult(text, { ...body });
+  },
+});
+
+export const resolveTools: ToolDefinition[] = [resolve, explain, feedback, suggest];
