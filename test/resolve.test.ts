@@ -104,6 +104,19 @@ test('explain, the last resolution per client, feedback and suggest', async () =
   expect(none.status).toBe(404);
   expect(none.json.error.code).toBe('not_found');
 
+  // The CLI shows the same, per client.
+  const cliA = await sous(['inspect', '--last', '--client', 'iso-a', '--path', repo, '--json'], { env });
+  expect(cliA.code).toBe(0);
+  expect(JSON.parse(cliA.stdout)).toMatchObject({ resolution_id: a.json.resolution_id, client: 'iso-a', cache: 'hit' });
+  const cliLast = await sous(['inspect', '--last', '--path', repo], { env });
+  expect(cliLast.code).toBe(0);
+  expect(cliLast.stdout).toContain(`Resolution ${b.json.resolution_id}`);
+  expect(cliLast.stdout).toMatch(/cache miss/);
+  expect(cliLast.stdout).toContain('src/lexer.ts');
+  const cliNone = await sous(['inspect', '--last', '--client', 'nobody', '--path', repo], { env });
+  expect(cliNone.code).toBe(2);
+  expect(cliNone.stderr).toMatch(/no resolution yet for client "nobody"/);
+
   const fb = await request('POST', `/v1/resolutions/${a.json.resolution_id}/feedback`, { value: 'useful' }, { 'x-sous-client': 'iso-a' });
   expect(fb.status).toBe(200);
   expect(fb.json.feedback).toMatchObject({ resolution_id: a.json.resolution_id, value: 'useful' });

@@ -11,6 +11,7 @@ import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
 import { registerGoalsCommands } from './goals';
+import { registerInspectCommand } from './inspect';
 import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
@@ -28,6 +29,7 @@ export function registerLifecycleCommands(program: Command): void {
   registerResourcesCommands(program);
   registerFocusCommands(program);
   registerGoalsCommands(program);
+  registerInspectCommand(program);
   registerMcpCommand(program);
   registerProxyCommand(program);
 }
