@@ -178,6 +178,26 @@ test('bad input is a 4xx in the one JSON error shape', async () => {
   expect(notJson.json.error.code).toBe('invalid_json');
 }, 60_000);
 
+test('sous forget clears resolutions, predictions and feedback; goals stay', async () => {
+  const goal = await request('POST', '/goals', { title: 'Forget me not', related_files: ['src/parser.ts'] });
+  await readyPrediction(goal.json.goal.id);
+  const r = await request('POST', '/v1/resolve', { prompt: 'where are lexTokens defined' }, { 'x-sous-client': 'forgetful' });
+  expect((await request('POST', `/v1/resolutions/${r.json.resolution_id}/feedback`, { value: 'wrong' })).status).toBe(200);
+  const out = await sous(['forget', '--path', repo, '--json'], { env });
+  expect(out.code).toBe(0);
+  const { forgotten } = JSON.parse(out.stdout);
+  expect(forgotten.resolutions).toBeGreaterThanOrEqual(1);
+  expect(forgotten.predictions).toBeGreaterThanOrEqual(1);
+  expect(forgotten.feedback).toBeGreaterThanOrEqual(1);
+  expect((await request('GET', `/v1/resolutions/${r.json.resolution_id}`)).status).toBe(404);
+  expect((await request('GET', '/v1/resolutions/last')).status).toBe(404);
+  expect((await request('GET', '/goals')).json.goals.map((g: { id: string }) => g.id)).toContain(goal.json.goal.id);
+  const again = await sous(['forget', '--path', repo], { env });
+  expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(/Forgot 0 resolution\(s\), \d+ prediction\(s\), 0 feedback record\(s\)\./);
+  expect((await request('POST', '/v1/forget', { all: true })).json.error).toMatchObject({ code: 'invalid_body', where: 'body.all' });
+}, 120_000);
+
 test('the raw prompt is stored and logged nowhere; its sha256 is stored', async () => {
   const prompt = 'quuxzorbleflange where is parseGrammar';
   const res = await request('POST', '/v1/resolve', { prompt }, { 'x-sous-client': 'agent-secret' });

@@ -12,6 +12,7 @@ import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
 import { registerGoalsCommands } from './goals';
 import { registerInspectCommand } from './inspect';
+import { registerForgetCommand } from './forget';
 import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
@@ -30,6 +31,7 @@ export function registerLifecycleCommands(program: Command): void {
   registerFocusCommands(program);
   registerGoalsCommands(program);
   registerInspectCommand(program);
+  registerForgetCommand(program);
   registerMcpCommand(program);
   registerProxyCommand(program);
 }

@@ -70,6 +70,14 @@ export function resolveRoutes(app: Express, ctx: DaemonContext): void {
     res.json({ feedback: await engine(() => ctx.preparation.resolver.feedback(id, body.value, client), 'params.id') });
   });
 
+  // `sous forget`: retained state of the workspace (resolutions, predictions, feedback); goals and cards stay.
+  app.post('/v1/forget', async (req, res) => {
+    validate(emptyQuery, req.body, 'body');
+    const { resolutions, feedback } = await ctx.preparation.resolver.forget();
+    const predictions = await ctx.preparation.predictions.clear();
+    res.json({ forgotten: { resolutions, predictions, feedback } });
+  });
+
   app.get('/v1/suggest', async (req, res) => {
     const { limit } = validate(suggestQuery, req.query, 'query') as { limit: number };
     res.json({ suggestions: await ctx.preparation.resolver.suggest(limit) });

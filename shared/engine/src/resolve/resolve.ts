@@ -186,6 +186,13 @@ export class Resolver {
     return ready.slice(0, limit).map((p) => ({ prediction_id: p.id, prompt: p.prompt, weight: p.weight, source: p.source }));
   }
 
+  /** Deletes the workspace's resolutions and all its feedback (cards' too); returns how many of each went. */
+  async forget(): Promise<{ resolutions: number; feedback: number }> {
+    const feedback = await this.options.store.feedback.deleteForWorkspace(this.options.workspaceId);
+    const resolutions = await this.options.store.resolutions.deleteForWorkspace(this.options.workspaceId);
+    return { resolutions, feedback };
+  }
+
   private async row(id: string): Promise<ResolutionRow> {
     const row = await this.options.store.resolutions.get(id);
     if (!row || row.workspaceId !== this.options.workspaceId) throw new EngineError('not_found', `no resolution ${JSON.stringify(id)} in this workspace`);

@@ -37,6 +37,8 @@ export interface ResolutionRepository {
   setComposerEvent(id: string, composerEventId: string): Promise<ResolutionRow | undefined>;
   /** The workspace's newest resolution; with `client`, the newest whose `details.client` is that client. */
   latest(workspaceId: string, client?: string): Promise<ResolutionRow | undefined>;
+  /** Deletes every resolution of a workspace (their feedback goes with them); returns how many went. */
+  deleteForWorkspace(workspaceId: string): Promise<number>;
 }
 
 export function createResolutionRepository(db: StoreDb): ResolutionRepository {
@@ -62,5 +64,7 @@ export function createResolutionRepository(db: StoreDb): ResolutionRepository {
         const [row] = await db.select().from(resolutions).where(where).orderBy(desc(resolutions.createdAt), desc(resolutions.id)).limit(1);
         return row;
       }),
+    deleteForWorkspace: (workspaceId) =>
+      attempt('deleting resolutions', async () => (await db.delete(resolutions).where(eq(resolutions.workspaceId, workspaceId)).returning({ id: resolutions.id })).length),
   };
 }
