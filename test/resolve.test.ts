@@ -15,6 +15,7 @@ import { embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
+import { openStore, resolutions } from '@sous/store';
 
 let repo: string;
 let env: NodeJS.ProcessEnv;
@@ -213,5 +214,20 @@ test('the raw prompt is stored and logged nowhere; its sha256 is stored', async 
   }
   // The search can see stored text: the prompt's hash is in the store files.
   expect(hashSeen).toBe(true);
+  // The table itself: the row is there by its hash, and none of the prompt's words (not even the
+  // identifier it names, which the index's rationale would quote) is in any column.
+  const store = await openStore({ dataDir: path.join(repo, '.sous', 'data') });
+  try {
+    const rows = await store.db.select().from(resolutions);
+    const mine = rows.filter((r) => r.promptHash === hash);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.details).toMatchObject({ client: 'agent-secret', cache: 'miss' });
+    expect(mine[0]!.evidence.map((e) => e.path)).toContain('src/parser.ts');
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain('quuxzorbleflange');
+    expect(stored).not.toContain('parseGrammar');
+  } finally {
+    await store.close();
+  }
   expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
 }, 120_000);
