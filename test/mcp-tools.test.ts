@@ -70,6 +70,10 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'predictions.active': {},
   'predictions.adopt': { id: 'prediction-1' },
   'predictions.dashboard': {},
+  resolve: { prompt: 'where is the config loaded' },
+  explain: { id: 'resolution-1' },
+  feedback: { id: 'resolution-1', value: 'useful' },
+  suggest: {},
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
@@ -276,6 +280,16 @@ describe('MCP tools over a real daemon', () => {
     expect(unknown).toMatchObject({ isError: true, data: { error: { code: 'not_found' } } });
     expect(unknown.text).toMatch(/sous_predictions_active/);
     await call('goals.delete', { id: goal.id });
+  });
+
+  test('resolve: a prompt becomes a briefing from the live index with a resolution id', async () => {
+    const r = await call('resolve', { prompt: 'where is the config loaded' });
+    expect(r.data).toMatchObject({ cache: 'miss', predicted_response: null, resolution_id: expect.any(String) });
+    expect(r.text).toMatch(/^Resolution \S+ \(cache miss/);
+    const id = r.data.resolution_id as string;
+    expect((await call('explain', { id })).data).toMatchObject({ resolution_id: id, cache: 'miss' });
+    expect((await call('feedback', { id, value: 'useful' })).data.feedback).toMatchObject({ resolution_id: id, value: 'useful' });
+    expect(Array.isArray((await call('suggest')).data.suggestions)).toBe(true);
   });
 
   test('status, resources, sources, trace, job cancel, setup and policy answer from the daemon', async () => {

@@ -23,6 +23,7 @@ import { FocusMonitor, FocusRegistry, defaultProcessSource, detectClients, proce
 import { focusRoutes } from './routes/focus';
 import { goalRoutes } from './routes/goals';
 import { predictionRoutes } from './routes/predictions';
+import { resolveRoutes } from './routes/resolve';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { reRedactStoredWork } from '@sous/engine';
@@ -216,6 +217,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         goalRoutes(a, context);
         setupRoutes(a, context);
         predictionRoutes(a, context);
+        resolveRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens.
         mcp = mcpHttpRoutes(a, () =>

@@ -11,6 +11,7 @@ import {
   Goals,
   PreparedWork,
   Predictions,
+  Resolver,
   createRepositoryView,
   currentHash,
   defaultDetectors,
@@ -56,6 +57,8 @@ export interface Preparation {
   goals: Goals;
   /** The prediction registry (spec 2.4), invalidated on every signal and refreshed after each cycle. */
   predictions: Predictions;
+  /** `sous.resolve` (spec 2.5): prompt to briefing, served from a ready prediction when it matches. */
+  resolver: Resolver;
   /** An active goal names these files: a cycle around them comes first (trigger `goal`). */
   prioritise(paths: string[]): void;
   /** Called by the index after each recorded signal. */
@@ -139,6 +142,17 @@ export function startPreparation(options: {
     events,
     cap: () => options.config().exploration.max_ready_cards,
   });
+  const brief = async (prompt: string) => {
+    if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
+    // Where and why only: the snippet text stays in the index, which serves it redacted on request.
+    const items = index.live.query(prompt, { topN: 8 }).items.map((i) => ({
+      path: i.path,
+      score: i.score,
+      rationale: i.rationale.map((r) => r.detail),
+      lines: { start: i.snippet.startLine, end: i.snippet.endLine },
+    }));
+    return { items };
+  };
   const goals = new Goals({ store, workspaceId, hashOf: (path) => currentHash(root, index.policy(), path), mayRead: () => options.focus.mayRead() });
   const predictions = new Predictions({
     store,
@@ -147,18 +161,9 @@ export function startPreparation(options: {
     mayRead: () => options.focus.mayRead(),
     commits: () => readCommitNames(root, (path) => index.policy().inScope(path)),
     refinement: () => ({ enabled: options.config().refinement.enabled, confirmSeconds: options.config().refinement.adoption_pending_confirm_seconds }),
-    brief: async (prompt) => {
-      if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
-      // Where and why only: the snippet text stays in the index, which serves it redacted on request.
-      const items = index.live.query(prompt, { topN: 8 }).items.map((i) => ({
-        path: i.path,
-        score: i.score,
-        rationale: i.rationale.map((r) => r.detail),
-        lines: { start: i.snippet.startLine, end: i.snippet.endLine },
-      }));
-      return { items };
-    },
+    brief,
   });
+  const resolver = new Resolver({ store, workspaceId, brief, predictions: () => predictions.active(), readyCards: async () => (await work.feed()).cards });
   const logFailure = (what: string) => (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, what);
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
     const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
@@ -235,6 +240,7 @@ export function startPreparation(options: {
     events,
     work,
     predictions,
+    resolver,
     signal(signal) {
       lastActivity = Date.now();
       const paths = signal.kind === 'file_change' ? signal.paths : 'all';

@@ -1,5 +1,5 @@
-/** Engine errors with stable codes; the HTTP layer maps them (not_found → 404, conflict → 409, capability_mismatch → 422). */
-export type EngineErrorCode = 'not_found' | 'conflict' | 'invalid' | 'capability_mismatch';
+/** Engine errors with stable codes; the HTTP layer maps them (not_found → 404, conflict → 409, capability_mismatch → 422, unavailable → 503). */
+export type EngineErrorCode = 'not_found' | 'conflict' | 'invalid' | 'capability_mismatch' | 'unavailable';
 
 export class EngineError extends Error {
   constructor(

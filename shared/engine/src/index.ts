@@ -63,3 +63,9 @@ export { commitPatterns, leadingVerb, readCommitNames, PATTERN_MIN, PATTERN_WIND
 export type { CommitNames, CommitPattern } from './predictions/patterns';
 export type { ComposerSignal, ComposerContext } from './predictions/composer-intent';
 export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';
+// Resolve: a prompt to a briefing, served from a ready prediction when it matches.
+export { Resolver, DEFAULT_BRIEFING_BUDGET, tokensOf, promptHash } from './resolve/resolve';
+export type { ResolveRequest, ResolutionView, ResolveCard, Alternative, ResolverOptions, Suggestion } from './resolve/resolve';
+export { explainResolution } from './resolve/explain';
+export type { ResolutionExplanation } from './resolve/explain';
+export { HIT_THRESHOLD, jaccard, tokenSet } from './resolve/similarity';

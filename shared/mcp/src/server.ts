@@ -14,6 +14,7 @@ import { artefactTools } from './tools/artefacts';
 import { focusTools } from './tools/focus';
 import { goalTools } from './tools/goals';
 import { predictionTools } from './tools/predictions';
+import { resolveTools } from './tools/resolve';
 import { operationsTools } from './tools/operations';
 import { preparedWorkTools } from './tools/prepared-work';
 import { searchTools } from './tools/search';
@@ -41,7 +42,7 @@ export interface SousMcpServerOptions {
 
 /** Every Sous tool of this release. Later issues append their definitions here (intent, predictions, goals, deep runs). */
 export function sousToolRegistry(): ToolRegistry {
-  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools, ...predictionTools);
+  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools, ...predictionTools, ...resolveTools);
 }
 
 let defaultRegistry: ToolRegistry | undefined;

@@ -11,6 +11,8 @@ import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
 import { registerGoalsCommands } from './goals';
+import { registerInspectCommand } from './inspect';
+import { registerForgetCommand } from './forget';
 import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
@@ -28,6 +30,8 @@ export function registerLifecycleCommands(program: Command): void {
   registerResourcesCommands(program);
   registerFocusCommands(program);
   registerGoalsCommands(program);
+  registerInspectCommand(program);
+  registerForgetCommand(program);
   registerMcpCommand(program);
   registerProxyCommand(program);
 }

@@ -401,6 +401,18 @@ export class Predictions {
     return this.options.mayRead ? this.options.mayRead() : true;
   }
 
+  /** Deletes every prediction of the workspace (`sous forget`); active goals seed new ones on the next refresh. */
+  clear(): Promise<number> {
+    return this.serial(async () => {
+      let gone = 0;
+      for (;;) {
+        const rows = await this.options.store.predictions.list(this.options.workspaceId, { limit: 500 });
+        if (rows.length === 0) return gone;
+        gone += await this.options.store.predictions.delete(rows.map((r) => r.id));
+      }
+    });
+  }
+
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.chain.then(fn);
     this.chain = next.catch(() => undefined);

@@ -1,4 +1,5 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { resolutions } from '../schema/resolutions';
 import type { StoreDb } from '../db';
 import { feedback, type FeedbackRow, type FeedbackValue } from '../schema/feedback';
 import { workProducts } from '../schema/work-products';
@@ -20,10 +21,19 @@ export interface FeedbackRepository {
   listForResolution(resolutionId: string): Promise<FeedbackRow[]>;
   /** Feedback on a workspace's cards, counted per detector and value (what scoring learns from). */
   countsByDetector(workspaceId: string): Promise<Map<string, Record<FeedbackValue, number>>>;
+  /** Deletes all feedback on a workspace's cards and resolutions; returns how many went. */
+  deleteForWorkspace(workspaceId: string): Promise<number>;
 }
 
 export function createFeedbackRepository(db: StoreDb): FeedbackRepository {
   return {
+    deleteForWorkspace: (workspaceId) =>
+      attempt('deleting feedback', async () => {
+        const cards = db.select({ id: workProducts.id }).from(workProducts).where(eq(workProducts.workspaceId, workspaceId));
+        const asked = db.select({ id: resolutions.id }).from(resolutions).where(eq(resolutions.workspaceId, workspaceId));
+        const rows = await db.delete(feedback).where(or(inArray(feedback.workProductId, cards), inArray(feedback.resolutionId, asked))).returning({ id: feedback.id });
+        return rows.length;
+      }),
     record: (input) =>
       attempt('recording feedback', async () => {
         const [row] = await db

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { resolutions, type EvidenceRef, type ResolutionRow } from '../schema/resolutions';
 import { attempt } from './attempt';
@@ -35,6 +35,10 @@ export interface ResolutionRepository {
   get(id: string): Promise<ResolutionRow | undefined>;
   /** Sets `composer_event_id` on adoption; undefined when no such resolution. */
   setComposerEvent(id: string, composerEventId: string): Promise<ResolutionRow | undefined>;
+  /** The workspace's newest resolution; with `client`, the newest whose `details.client` is that client. */
+  latest(workspaceId: string, client?: string): Promise<ResolutionRow | undefined>;
+  /** Deletes every resolution of a workspace (their feedback goes with them); returns how many went. */
+  deleteForWorkspace(workspaceId: string): Promise<number>;
 }
 
 export function createResolutionRepository(db: StoreDb): ResolutionRepository {
@@ -54,5 +58,13 @@ export function createResolutionRepository(db: StoreDb): ResolutionRepository {
         const [row] = await db.update(resolutions).set({ composerEventId }).where(eq(resolutions.id, id)).returning();
         return row;
       }),
+    latest: (workspaceId, client) =>
+      attempt('reading the latest resolution', async () => {
+        const where = client === undefined ? eq(resolutions.workspaceId, workspaceId) : and(eq(resolutions.workspaceId, workspaceId), sql`${resolutions.details}->>'client' = ${client}`);
+        const [row] = await db.select().from(resolutions).where(where).orderBy(desc(resolutions.createdAt), desc(resolutions.id)).limit(1);
+        return row;
+      }),
+    deleteForWorkspace: (workspaceId) =>
+      attempt('deleting resolutions', async () => (await db.delete(resolutions).where(eq(resolutions.workspaceId, workspaceId)).returning({ id: resolutions.id })).length),
   };
 }
