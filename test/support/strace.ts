@@ -69,7 +69,8 @@ export function parseTrace(text: string): Trace {
   const programs: string[][] = [];
   const writes: FileWrite[] = [];
   for (const line of text.split('\n')) {
-    const m = /^(\d+) (?:<\.\.\. (\w+) resumed>(.*)|(\w+)\((.*))$/.exec(line);
+    // strace pads the pid to five columns: `123  openat(` has two spaces, `12345 openat(` one.
+    const m = /^(\d+) +(?:<\.\.\. (\w+) resumed>(.*)|(\w+)\((.*))$/.exec(line);
     if (!m) continue;
     const pid = Number(m[1]);
     if (m[2] !== undefined) {

@@ -93,18 +93,18 @@ describe('sous config', () => {
         'compute.gpu_memory_fraction',
         'exploration.backend',
         'exploration.api_key',
-        'refinement.enabled',
-        'refinement.adoption_pending_confirm_seconds',
       ]),
     );
     for (const k of reserved) expect(k.reserved_reason).toMatch(/\w{3,}/);
-    for (const key of ['compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate']) {
+    // Refinement acts now (docs/predictions.md): no longer reserved.
+    for (const key of ['compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate', 'refinement.enabled', 'refinement.adoption_pending_confirm_seconds']) {
       expect(keys.find((k) => k.key === key)).toMatchObject({ reserved: false });
     }
 
     const text = await sous(['config', 'keys', '--path', root]);
-    expect(text.stdout).toMatch(/^refinement\.enabled +reserved +bool +false$/m);
+    expect(text.stdout).toMatch(/^exploration\.backend +reserved +/m);
     expect(text.stdout).not.toMatch(/^compute\.max_cycle_seconds +reserved/m);
+    expect(text.stdout).not.toMatch(/^refinement\.enabled +reserved/m);
   });
 
   it('sets and gets values, finding the workspace upward from the current directory', async () => {
