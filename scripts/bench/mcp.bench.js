@@ -11,9 +11,8 @@
 // Nothing is written into the corpus: the daemon watches a `git clone --shared` in a temp dir, which
 // is removed at the end with the Sous home, also when the benchmark fails (the daemon is stopped
 // with `sous down` first).
-const { execFile, execFileSync, spawnSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
@@ -24,7 +23,7 @@ const { ensureCorpus } = require('./retrieval/corpus');
 const { loadFixtures, fixturePackages } = require('./retrieval/quality');
 const { PROMPTS } = require('./retrieval/prompts');
 
-const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
+const { CLI, benchEnv, freePort, sousJson, until, makeCleanup } = require('./daemon-session');
 const DEFAULTS = { files: 5000, starts: 10, calls: 200 };
 /** Issue 6: first tool list within 1.5 s of spawn (daemon running); dashboard p99 within 100 ms. */
 const TARGETS = { coldStartMs: 1500, dashboardP99Ms: 100 };
@@ -52,51 +51,6 @@ function parseArgs(args) {
     opts[key] = n;
   }
   return opts;
-}
-
-/** The environment of a user on the embedded default, with a Sous home and client folder of its own. */
-function benchEnv(home, clients) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k === 'DATABASE_URL' || k === 'REDIS_URL' || k === 'NODE_OPTIONS' || k.startsWith('SOUS_')) continue;
-    env[k] = v;
-  }
-  return { ...env, SOUS_HOME: home, SOUS_TEST_CLIENT_DIR: clients };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function sousJson(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 180_000, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`sous ${args.join(' ')} failed: ${stderr || err.message}`));
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`sous ${args.join(' ')} printed no JSON: ${stdout}`));
-      }
-    });
-  });
-}
-
-/** Polls `fn` until it returns something other than undefined; fails after `ms`. */
-async function until(what, fn, ms, intervalMs = 100) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(ms / 1000)} s`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
 
 async function daemonRequest(base, method, route, body) {
@@ -264,17 +218,6 @@ async function withClient(transport, fn) {
   } finally {
     await client.close().catch(() => undefined);
   }
-}
-
-/** Stops the daemon and removes the temp dir; safe to call twice and from a signal handler. */
-function makeCleanup(tmp, repo, env) {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    if (fs.existsSync(path.join(repo, '.sous'))) spawnSync(process.execPath, [CLI, 'down', '--path', repo, '--json'], { env, stdio: 'ignore', timeout: 60_000 });
-    fs.rmSync(tmp, { recursive: true, force: true });
-  };
 }
 
 function renderTable(r) {

@@ -8,14 +8,13 @@
 //
 // Nothing is written into the mirror: the daemon watches a `git clone --shared` in a temp dir, removed
 // at the end with the Sous home, also when the benchmark fails (`sous down` first).
-const { execFile, execFileSync, spawnSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { summary, renderRows } = require('./stats');
 
-const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
+const { CLI, benchEnv, freePort, sousJson, until, makeCleanup } = require('./daemon-session');
 const DEFAULT_REPO = '/work/.mirror/casey+just/repo';
 const DEFAULTS = { calls: 300, goals: 3 };
 /** Hit ≤ 20 ms p99, miss ≤ 150 ms p99 (no model). */
@@ -36,42 +35,6 @@ function parseArgs(args) {
   }
   if (!fs.existsSync(opts.repo)) throw new Error(`no repository at ${opts.repo} (--repo DIR)`);
   return opts;
-}
-
-function benchEnv(home, clients) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k === 'DATABASE_URL' || k === 'REDIS_URL' || k === 'NODE_OPTIONS' || k.startsWith('SOUS_')) continue;
-    env[k] = v;
-  }
-  return { ...env, SOUS_HOME: home, SOUS_TEST_CLIENT_DIR: clients };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function sous(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 180_000, maxBuffer: 1 << 24 }, (err, stdout, stderr) => (err ? reject(new Error(`sous ${args.join(' ')} failed: ${stderr || err.message}`)) : resolve(stdout)));
-  });
-}
-
-async function until(what, fn, ms, intervalMs = 100) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(ms / 1000)} s`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
 
 async function call(base, method, route, body, headers = {}) {
@@ -121,13 +84,7 @@ exports.run = async function run(args) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-bench-resolve-'));
   const repo = path.join(tmp, 'repo');
   const env = benchEnv(path.join(tmp, 'home'), path.join(tmp, 'clients'));
-  let stopped = false;
-  const cleanup = () => {
-    if (stopped) return;
-    stopped = true;
-    if (fs.existsSync(path.join(repo, '.sous'))) spawnSync(process.execPath, [CLI, 'down', '--path', repo, '--json'], { env, stdio: 'ignore', timeout: 60_000 });
-    fs.rmSync(tmp, { recursive: true, force: true });
-  };
+  const cleanup = makeCleanup(tmp, repo, env);
   const onSignal = (sig) => {
     cleanup();
     process.exit(sig === 'SIGINT' ? 130 : 143);
@@ -144,7 +101,7 @@ exports.run = async function run(args) {
     const base = `http://127.0.0.1:${port}`;
     log('daemon: starting and indexing');
     const t0 = Date.now();
-    await sous(['up', '--path', repo, '--port', String(port), '--json'], env);
+    await sousJson(['up', '--path', repo, '--port', String(port), '--json'], env);
     const files = await until('index ready', async () => {
       const s = await call(base, 'GET', '/status');
       return s.index && s.index.state === 'ready' ? s.index.files_indexed ?? null : undefined;
