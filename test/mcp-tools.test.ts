@@ -218,7 +218,7 @@ describe('MCP tools over a real daemon', () => {
     expect(counts.data.by_state.ready).toBeGreaterThanOrEqual(2);
     expect(counts.data.by_kind.docs_drift).toBeGreaterThanOrEqual(1);
     const deep = await call('artefacts.inspect', { id: drift.id });
-    expect(deep.data).toMatchObject({ id: drift.id, diagnostic: { claim_key: expect.stringContaining('parseConfig') } });
+    expect(deep.data).toMatchObject({ id: drift.id, diagnostic: { claim_key: expect.stringMatching(/^docs_drift\.removed_name\|[0-9a-f]{40}\|identifier$/) } });
     const partial = await call('artefacts.influence', { id: drift.id, action: 'partial' });
     expect(partial.data).toMatchObject({ id: drift.id, action: 'partial', feedback: { value: 'partial' } });
   });

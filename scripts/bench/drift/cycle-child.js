@@ -53,9 +53,14 @@ async function runState(store, job, sha) {
     const cycleMs = ms(t);
     const cards = [];
     for (const state of WORK_PRODUCT_STATES) {
-      for (const c of await store.workProducts.list({ workspaceId, states: [state], limit: LIST_LIMIT })) {
+      for (const c of await store.workProducts.listWithEvidence({ workspaceId, states: [state], limit: LIST_LIMIT })) {
         const held = typeof c.details?.held === 'string'; // scored ready, held back by the feed budget
-        cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(held ? { held } : {}) });
+        // What a docs-drift card names: each (doc, name) its evidence cites (one card may cover several docs and names).
+        const mentions = c.evidence.flatMap((e) => {
+          const m = /^mentions `(.+)`$/.exec(e.note ?? '');
+          return m ? [[e.path, m[1]]] : [];
+        });
+        cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(mentions.length ? { mentions } : {}), ...(held ? { held } : {}) });
       }
     }
     return {

@@ -171,14 +171,23 @@ function tokenForms(token, doc) {
   return [v, path.posix.normalize(path.posix.join(path.posix.dirname(doc), v))];
 }
 
-/** The token a docs_drift card on the scenario's doc names, or undefined. */
+/**
+ * The scenario's tokens a docs-drift card names on the scenario's doc. A finding is a docs_drift card
+ * or the virtual diff that rewrites the stale names (`docs_drift.rename_diff`): the feed shows one of
+ * the two. One card covers a removing commit (every doc and name it left behind), so what it names is
+ * read from its evidence (`mentions`: [doc, name] pairs); an older card's claim `doc|kind|value` too.
+ */
+function matchedTokens(card, scenario) {
+  if (card.kind !== 'docs_drift' && !String(card.detector ?? '').startsWith('docs_drift.')) return [];
+  const named = (card.mentions ?? []).filter(([doc]) => doc === scenario.doc).map(([, value]) => value);
+  const claim = driftClaimOn(card.claim ?? '', scenario.doc);
+  if (claim !== null) named.push(claim.value);
+  return scenario.tokens.filter((t) => tokenForms(t, scenario.doc).some((form) => named.some((v) => valueMatches(v, form))));
+}
+
+/** The first token a docs-drift card names on the scenario's doc, or undefined. */
 function matchedToken(card, scenario) {
-  // A docs-drift finding is a docs_drift card, or the virtual diff that rewrites the stale name
-  // (`docs_drift.rename_diff`, claim `doc|rename|token`): the feed shows one of the two.
-  if (card.kind !== 'docs_drift' && !String(card.detector ?? '').startsWith('docs_drift.')) return undefined;
-  const claim = driftClaimOn(card.claim, scenario.doc);
-  if (claim === null) return undefined;
-  return scenario.tokens.find((t) => tokenForms(t, scenario.doc).some((form) => valueMatches(claim.value, form)));
+  return matchedTokens(card, scenario)[0];
 }
 
 // ---- figures ----
@@ -214,6 +223,7 @@ module.exports = {
   lastSegment,
   valueMatches,
   matchedToken,
+  matchedTokens,
   percentile,
   spread,
 };

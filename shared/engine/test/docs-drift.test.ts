@@ -7,7 +7,8 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
-import { extractMentions, isHistoryDoc } from '../src/detectors/docs-drift/mentions';
+import { exampleLines, extractMentions, isHistoryDoc } from '../src/detectors/docs-drift/mentions';
+import type { Candidate } from '../src/work/types';
 import { buildRemovalIndex } from '../src/view/history-index';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
@@ -117,6 +118,15 @@ describe('extractMentions', () => {
   });
 });
 
+/**
+ * What a card names, one line per (doc, name): `detector doc|kind|name` (kind `rename` for a patch).
+ * One card covers a removing commit, so its evidence, not its claim, says which docs and names.
+ */
+function named(c: Candidate): string[] {
+  const kind = c.claim.split('|')[1] ?? '';
+  return [...new Set(c.evidence.flatMap((e) => (/^mentions `(.+)`$/.exec(e.note) ? [`${c.detector} ${e.path}|${kind}|${/^mentions `(.+)`$/.exec(e.note)?.[1] ?? ''}`] : [])))];
+}
+
 describe('docsDriftDetector', () => {
   it('notes a renamed function and prepares a patch for the doc', async () => {
     const dir = repoWith([
@@ -130,10 +140,8 @@ describe('docsDriftDetector', () => {
     const sha = headOf(dir);
     const { candidates, covered } = await detect(dir);
     expect(covered).toEqual(['docs/api.md']);
-    expect(candidates.map((c) => `${c.kind} ${c.detector} ${c.claim}`)).toEqual([
-      'docs_drift docs_drift.removed_name docs/api.md|identifier|parseConfig',
-      'virtual_diff docs_drift.rename_diff docs/api.md|rename|parseConfig',
-    ]);
+    expect(candidates.map((c) => c.kind)).toEqual(['docs_drift', 'virtual_diff']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/api.md|identifier|parseConfig', 'docs_drift.rename_diff docs/api.md|rename|parseConfig']);
     const [drift, diff] = candidates;
     expect(drift?.title).toContain('docs/api.md line 3');
     expect(drift?.title).toContain(`${sha.slice(0, 7)} "Rename parseConfig to loadConfig"`);
@@ -187,7 +195,7 @@ describe('docsDriftDetector', () => {
       { message: 'Simplify the CLI', files: { 'src/cli.ts': 'export const main = (): string | undefined => undefined;\n' } },
     ]);
     const { candidates } = await detect(dir);
-    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+    expect(candidates.flatMap(named).sort()).toEqual([
       'docs_drift.removed_env docs/cli.md|env|SOUS_API_URL',
       'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
     ]);
@@ -202,17 +210,17 @@ describe('docsDriftDetector', () => {
       { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\nexport const defaults = { compute: { max_cycle_secs: 300 } };\n" } },
     ]);
     const { candidates } = await detect(dir);
-    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+    expect(candidates.flatMap(named).sort()).toEqual([
       'docs_drift.removed_config_key docs/cli.md|config_key|compute.max_cycle_seconds',
       'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
       'docs_drift.rename_diff docs/cli.md|rename|--dry-run',
       'docs_drift.rename_diff docs/cli.md|rename|compute.max_cycle_seconds',
     ]);
-    for (const c of candidates.filter((x) => x.kind === 'virtual_diff')) applyCheck(dir, c.diff?.patch ?? '');
-    const flagPatch = candidates.find((c) => c.claim === 'docs/cli.md|rename|--dry-run')?.diff?.patch ?? '';
-    expect(applyPatch(doc, flagPatch)).toBe('Pass `--preview` or set `compute.max_cycle_seconds`.\n');
-    const keyPatch = candidates.find((c) => c.claim === 'docs/cli.md|rename|compute.max_cycle_seconds')?.diff?.patch ?? '';
-    expect(applyPatch(doc, keyPatch)).toBe('Pass `--dry-run` or set `compute.max_cycle_secs`.\n');
+    // One commit renamed both: one card per kind of mention, one patch for the commit.
+    const patches = candidates.filter((x) => x.kind === 'virtual_diff');
+    expect(patches).toHaveLength(1);
+    applyCheck(dir, patches[0]?.diff?.patch ?? '');
+    expect(applyPatch(doc, patches[0]?.diff?.patch ?? '')).toBe('Pass `--preview` or set `compute.max_cycle_secs`.\n');
   });
 
   it('proposes nothing when the docs mention only what exists (or what never existed here)', async () => {
@@ -234,7 +242,7 @@ describe('docsDriftDetector', () => {
       { message: 'Fix a typo in the docs', files: { 'docs/modes.md': '# Modes.\n\nTurn on `legacyMode()` for old repositories.\n' } },
     ]);
     const { candidates } = await detect(dir);
-    expect(candidates.map((c) => c.claim)).toEqual(['docs/modes.md|identifier|legacyMode']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/modes.md|identifier|legacyMode']);
     expect(candidates[0]?.title).toContain('"Drop legacy mode"');
   });
 
@@ -249,7 +257,7 @@ describe('docsDriftDetector', () => {
       { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1, 'src/parser.ts': null } },
     ]);
     const { candidates, covered } = await detect(dir);
-    expect([...new Set(candidates.map((c) => c.claim.split('|')[0]))]).toEqual(['docs/guide.md']);
+    expect([...new Set(candidates.flatMap(named).map((n) => n.split(' ')[1]?.split('|')[0]))]).toEqual(['docs/guide.md']);
     expect(covered).toEqual(['docs/guide.md']);
   });
 
@@ -270,7 +278,7 @@ describe('docsDriftDetector', () => {
       { message: 'Move parse to io', files: { 'src/mypkg/util.py': 'def keep():\n    return 1\n', 'src/mypkg/io.py': 'def read():\n    return 1\n\n\ndef parse(text):\n    return text\n' } },
     ]);
     const { candidates } = await detect(dir);
-    expect(candidates.map((c) => `${c.detector} ${c.claim}`).sort()).toEqual([
+    expect(candidates.flatMap(named).sort()).toEqual([
       'docs_drift.moved_module_path docs/api.rst|module_path|mypkg.old.helper',
       'docs_drift.moved_module_path docs/api.rst|module_path|mypkg.util.parse',
       'docs_drift.rename_diff docs/api.rst|rename|mypkg.old.helper',
@@ -334,7 +342,7 @@ describe('docsDriftDetector', () => {
     const blob = git(dir, ['rev-parse', 'HEAD~3:build/debug.test']).trim();
     fs.rmSync(path.join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
     const { candidates } = await detect(dir);
-    expect(candidates.map((c) => c.claim)).toEqual(['docs/cli.md|flag|--dry-run']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_flag docs/cli.md|flag|--dry-run']);
     expect(candidates[0]?.title).toContain('"Drop the dry run"');
   });
 
@@ -381,7 +389,7 @@ describe('docsDriftDetector', () => {
       },
     ]);
     const { candidates } = await detect(dir, true);
-    expect(candidates.map((c) => c.claim)).toEqual(['docs/setup.md|identifier|executeOnFiles']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/setup.md|identifier|executeOnFiles']);
   });
 
   it('follows a doc moved after the removal to its name then', async () => {
@@ -392,7 +400,7 @@ describe('docsDriftDetector', () => {
       { message: 'The book becomes the guide', mv: ['book/modes.md', 'guide/modes.md'] },
     ]);
     const { candidates } = await detect(dir, true);
-    expect(candidates.map((c) => c.claim)).toEqual(['guide/modes.md|identifier|legacyMode']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name guide/modes.md|identifier|legacyMode']);
     expect(candidates[0]?.title).toContain('"Drop legacy mode"');
   });
 
@@ -404,7 +412,54 @@ describe('docsDriftDetector', () => {
       { message: 'Fix the tests', files: { 'test/config.test.ts': "import { parseConfig } from '../src/config';\nparseConfig('');\n" } },
     ]);
     const { candidates } = await detect(dir, true);
-    expect(candidates.map((c) => c.claim)).toEqual(['docs/modes.md|identifier|legacyMode']);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/modes.md|identifier|legacyMode']);
     expect(candidates[0]?.title).toContain('"Drop legacy mode"');
+  });
+
+  it('makes one card of what one commit left behind in several docs, and one patch for them', async () => {
+    const page = 'Call `parseConfig()` first.\n';
+    const dir = repoWith([
+      { message: 'config parser', files: { 'src/config.ts': `${CONFIG_V1}export function legacyMode(): boolean {\n  return false;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs in three languages', files: { 'docs/en/api.md': `${page}Turn on \`legacyMode()\`.\n`, 'docs/fr/api.md': page, 'docs/ja/api.md': page } },
+      { message: 'Rename parseConfig, drop legacy mode', files: { 'src/config.ts': CONFIG_V1.replace('parseConfig', 'loadConfig'), 'src/index.ts': INDEX_V1.replace(/parseConfig/g, 'loadConfig') } },
+    ]);
+    const sha = headOf(dir);
+    const { candidates } = await detect(dir);
+    const drift = candidates.filter((c) => c.kind === 'docs_drift');
+    expect(drift).toHaveLength(1);
+    expect(drift[0]?.claim).toBe(`${sha}|identifier`);
+    expect(named(drift[0] as Candidate).sort()).toEqual([
+      'docs_drift.removed_name docs/en/api.md|identifier|legacyMode',
+      'docs_drift.removed_name docs/en/api.md|identifier|parseConfig',
+      'docs_drift.removed_name docs/fr/api.md|identifier|parseConfig',
+      'docs_drift.removed_name docs/ja/api.md|identifier|parseConfig',
+    ]);
+    expect(drift[0]?.title).toContain('3 docs mention');
+    expect(drift[0]?.body).toContain('`docs/ja/api.md` line 1: `parseConfig` (renamed `parseConfig` to `loadConfig`)');
+    // The patch renames in every doc and leaves the removed name alone (no certain replacement).
+    const patches = candidates.filter((c) => c.kind === 'virtual_diff');
+    expect(patches).toHaveLength(1);
+    const patch = patches[0]?.diff?.patch ?? '';
+    applyCheck(dir, patch);
+    expect(patch.match(/^diff --git/gm)).toHaveLength(3);
+    expect(patch).not.toContain('+Turn on');
+    expect(patch).toContain('+Call `loadConfig()` first.');
+  });
+
+  it('leaves alone a name the doc\'s own example declares, but not an option the example sets', async () => {
+    const doc = ['```python', 'class Item(BaseModel):', '    is_offer: Union[bool, None] = None', '', '    class Config:', '        allow_population_by_alias = True', '```', '', 'Check `is_offer`; `allow_population_by_alias` fills fields by alias.', ''].join('\n');
+    const dir = repoWith([
+      { message: 'model and tests', files: { 'src/config.py': 'class Config:\n    allow_population_by_alias = False\n', 'tests/test_items.py': 'class Item:\n    is_offer: bool = None\n' } },
+      { message: 'docs', files: { 'docs/index.md': doc } },
+      { message: 'Drop old tests and an option', files: { 'src/config.py': 'class Config:\n    validate_all = False\n', 'tests/test_items.py': null } },
+    ]);
+    const { candidates } = await detect(dir);
+    // (The same line with one word changed reads as a rename: a patch is offered too.)
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/index.md|identifier|allow_population_by_alias', 'docs_drift.rename_diff docs/index.md|rename|allow_population_by_alias']);
+  });
+
+  it('reads the example code of markdown fences and reStructuredText literal blocks', () => {
+    expect(exampleLines('docs/a.md', 'Intro `x`.\n```py\ndef f():\n    pass\n```\nAfter.\n')).toEqual(['def f():', '    pass']);
+    expect(exampleLines('docs/a.rst', 'Use it::\n\n    def f():\n        pass\n\nProse again.\n\n.. code-block:: python\n\n   x = 1\n')).toEqual(['    def f():', '        pass', '   x = 1']);
   });
 });

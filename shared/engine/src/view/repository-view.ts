@@ -94,6 +94,8 @@ function memoized(git: GitHistory): GitHistory {
     lastCommit: (path) => once(`last:${path}`, () => git.lastCommit(path)),
     commitDiff: (sha) => once(`commit:${sha}`, () => git.commitDiff(sha)),
     nameAt: (commit, path) => once(`name:${commit}:${path}`, () => git.nameAt(commit, path)),
+    // docs_drift asks for the same doc at the same commit once per name that commit removed.
+    showAt: (commit, path) => once(`show:${commit}:${path}`, () => git.showAt(commit, path)),
     history: () => once('history', () => git.history()),
     removals: (words, pathspecs) => once(`removals:${[...words].sort().join('\0')}|${(pathspecs ?? []).join('\0')}`, () => git.removals(words, pathspecs)),
   };

@@ -6,17 +6,23 @@
  * that very commit (left behind, not written later). Changelogs, release notes, migration guides and
  * dated docs record history and are never examined. When the same diff lines replace it by exactly one new name (or git
  * recorded a file rename) and the new one exists now, a virtual diff updates the doc's mentions.
+ * One commit that left docs behind is one card per kind of mention (every doc and name it left),
+ * not a card per doc: translations of one page, or the ten names a refactor removed, are one piece
+ * of work, and the feed stays small.
  */
 import * as path from 'node:path';
 import type { RepositoryView } from '../../view/repository-view';
-import { makeVirtualDiff } from '../../work/virtual-diff';
+import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { extractMentions, isDocFile, isHistoryDoc, type Mention, type MentionKind } from './mentions';
-import { needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
+import { exampleLines, extractMentions, isDocFile, isHistoryDoc, type Mention, type MentionKind } from './mentions';
+import { exampleDeclares, needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
-/** Docs examined per cycle at most, those on the frontier first. */
-const MAX_DOCS = 500;
+/**
+ * Docs examined per cycle at most, those on the frontier first. Sites translated into many languages
+ * hold hundreds of pages (fastapi: 667, 84 of them in docs/zh); a page cut off here is never checked.
+ */
+const MAX_DOCS = 1500;
 /** Doc lines cited per finding. */
 const MAX_SITES_CITED = 5;
 
@@ -37,7 +43,9 @@ export const docsDriftDetector: Detector = {
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0')) continue;
-      mentions.set(doc, groupMentions(extractMentions(doc, text)));
+      // A name the doc's own example declares (`is_offer: bool` in its code block) is the example's.
+      const examples = exampleLines(doc, text);
+      mentions.set(doc, groupMentions(extractMentions(doc, text)).filter((g) => g.kind !== 'identifier' || !exampleDeclares(examples, g.value)));
     }
     const repo = repoFacts(view, needles, flagNeedles);
     for (const [doc, groups] of mentions) {
@@ -61,28 +69,34 @@ export const docsDriftDetector: Detector = {
       }
     }
     await repo.prepare([...words].filter((w) => w.length >= 3));
-    const candidates: Candidate[] = [];
+    const findings: Finding[] = [];
     const covered: string[] = [];
     for (const doc of docs) {
       if (signal.aborted) break;
       const found = await examineDoc(view, repo, doc, mentions.get(doc) ?? [], signal);
       if (found === null) break;
-      candidates.push(...found);
+      findings.push(...found);
       covered.push(doc);
     }
-    return { candidates, covered };
+    return { candidates: cardsByCommit(view, findings), covered };
   },
 };
 
-/** Cards for one doc, or null when the cycle was cancelled before the doc was done. */
-async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, groups: readonly MentionGroup[], signal: AbortSignal): Promise<Candidate[] | null> {
-  const text = view.text(doc);
-  if (text === undefined) return [];
-  const out: Candidate[] = [];
+/** One thing a doc names that a commit took away. */
+interface Finding {
+  doc: string;
+  group: MentionGroup;
+  removal: Removal;
+}
+
+/** Findings for one doc, or null when the cycle was cancelled before the doc was done. */
+async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, groups: readonly MentionGroup[], signal: AbortSignal): Promise<Finding[] | null> {
+  if (view.text(doc) === undefined) return [];
+  const out: Finding[] = [];
   for (const group of groups.filter((g) => g.kind === 'module_path')) {
     if (signal.aborted) return null;
     const removal = await orNone(repo.dottedRemoval(group, doc));
-    if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
+    if (removal !== undefined) out.push({ doc, group, removal });
   }
   const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
   if (missing.length === 0) return out;
@@ -94,7 +108,7 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   for (const group of plausible) {
     if (signal.aborted) return null;
     const removal = await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc));
-    if (removal !== undefined) out.push(...cards(view, doc, text, group, removal));
+    if (removal !== undefined) out.push({ doc, group, removal });
   }
   return out;
 }
@@ -148,13 +162,13 @@ function replacementAt(doc: string, site: Mention, kind: MentionKind, value: str
   return rel.startsWith('../') || !site.raw.startsWith('./') ? rel : `./${rel}`;
 }
 
-/** The doc's text with every site's raw text replaced (only where it still reads as recorded). */
-function rewriteSites(text: string, sites: readonly Mention[], replace: (site: Mention) => string): string {
+/** The doc's text with each site's raw text replaced by its edit (only where it still reads as recorded). */
+function rewriteSites(text: string, edits: ReadonlyArray<{ site: Mention; replacement: string }>): string {
   const lines = text.split('\n');
-  for (const site of [...sites].sort((a, b) => b.line - a.line || b.column - a.column)) {
+  for (const { site, replacement } of [...edits].sort((a, b) => b.site.line - a.site.line || b.site.column - a.site.column)) {
     const line = lines[site.line - 1];
     if (line === undefined || line.slice(site.column, site.column + site.raw.length) !== site.raw) continue;
-    lines[site.line - 1] = line.slice(0, site.column) + replace(site) + line.slice(site.column + site.raw.length);
+    lines[site.line - 1] = line.slice(0, site.column) + replacement + line.slice(site.column + site.raw.length);
   }
   return lines.join('\n');
 }
@@ -177,81 +191,220 @@ const RULE: Record<MentionKind, string> = {
   module_path: 'removed_module_path',
 };
 
-/** The drift card, and the rename diff when there is a single replacement that exists now. */
-function cards(view: RepositoryView, doc: string, text: string, group: MentionGroup, removal: Removal): Candidate[] {
-  const { kind, value } = group;
-  const commitText = `${removal.commit.sha.slice(0, 7)} "${removal.commit.subject}"`;
-  const lines = [...new Set(group.sites.map((s) => s.line))];
-  const where = `${doc} line ${lines[0] ?? 1}`;
-  const renamed = removal.renamedTo !== undefined ? renamedValue(kind, value, removal.renamedTo) : undefined;
+/** Docs cited line by line on one card at most; the body lists the rest. */
+const MAX_DOC_EVIDENCE = 30;
+/** Code files of the removing commit cited per card. */
+const MAX_CODE_EVIDENCE = 3;
+/** Mentions the body lists one by one. */
+const MAX_BODY_ITEMS = 40;
+/** Names a title spells out. */
+const MAX_TITLE_NAMES = 3;
+
+/**
+ * The cards for every finding: one docs_drift card per removing commit and kind of mention (all the
+ * docs and names it left behind), and one virtual diff per commit for the mentions whose single
+ * replacement exists now.
+ */
+function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Candidate[] {
+  const byCommit = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = byCommit.get(f.removal.commit.sha);
+    if (list === undefined) byCommit.set(f.removal.commit.sha, [f]);
+    else list.push(f);
+  }
+  const out: Candidate[] = [];
+  for (const list of byCommit.values()) {
+    const kinds = [...new Set(list.map((f) => f.group.kind))];
+    for (const kind of kinds) out.push(driftCard(view, list.filter((f) => f.group.kind === kind)));
+    const diff = renameDiff(view, list);
+    if (diff !== undefined) out.push(diff);
+  }
+  return out;
+}
+
+/** What happened to a finding's thing, in words: "removed `x`", "renamed `x` to `y`", "moved `a` to `b`". */
+function changeOf(f: Finding): { change: string; renamed?: string } {
+  const { kind, value } = f.group;
+  const renamed = f.removal.renamedTo !== undefined ? renamedValue(kind, value, f.removal.renamedTo) : undefined;
+  if (renamed === undefined) return { change: `removed \`${value}\`` };
+  return { change: `${kind === 'path' || kind === 'module_path' ? 'moved' : 'renamed'} \`${value}\` to \`${renamed}\``, renamed };
+}
+
+function commitTextOf(f: Finding): string {
+  return `${f.removal.commit.sha.slice(0, 7)} "${f.removal.commit.subject}"`;
+}
+
+/** The lines of a doc that name a finding's thing. */
+function linesOf(f: Finding): number[] {
+  return [...new Set(f.group.sites.map((s) => s.line))];
+}
+
+/** Evidence: each doc's mention (its lines), then the removing commit in the code files it changed. */
+function evidenceOf(view: RepositoryView, list: readonly Finding[]): EvidenceRef[] {
+  const evidence: EvidenceRef[] = [];
+  const perFinding = list.length === 1 ? MAX_SITES_CITED : 1;
+  for (const f of list) {
+    const docHash = view.file(f.doc)?.sha256;
+    for (const line of linesOf(f).slice(0, perFinding)) {
+      if (evidence.length >= MAX_DOC_EVIDENCE) break;
+      evidence.push({ path: f.doc, lineStart: line, lineEnd: line, ...(docHash !== undefined ? { contentHash: docHash } : {}), note: `mentions \`${f.group.value}\`` });
+    }
+  }
+  const codeFiles = new Set<string>();
+  for (const f of list) {
+    const current = f.removal.current !== undefined ? view.file(f.removal.current) : undefined;
+    const file = current?.path ?? f.removal.file;
+    if (codeFiles.has(file)) continue;
+    if (codeFiles.size >= MAX_CODE_EVIDENCE) break;
+    codeFiles.add(file);
+    const { change, renamed } = changeOf(f);
+    const definedAt = f.group.kind === 'identifier' ? current?.definitions.find((d) => d.name === renamed) : undefined;
+    evidence.push({
+      path: file,
+      ...(definedAt !== undefined ? { lineStart: definedAt.line, lineEnd: definedAt.endLine } : {}),
+      ...(current !== undefined ? { contentHash: current.sha256 } : {}),
+      commit: f.removal.commit.sha,
+      note: change,
+    });
+  }
+  return evidence;
+}
+
+/** "docs/api.md line 3", or "4 docs" when several docs are concerned. */
+function whereOf(list: readonly Finding[]): string {
+  const docs = [...new Set(list.map((f) => f.doc))];
+  if (docs.length > 1) return `${docs.length} docs`;
+  const first = list[0];
+  return `${docs[0]} line ${first !== undefined ? (linesOf(first)[0] ?? 1) : 1}`;
+}
+
+/** `a`, `b`, `c` and 2 more */
+function namesOf(list: readonly Finding[]): string {
+  const values = [...new Set(list.map((f) => f.group.value))];
+  const shown = values.slice(0, MAX_TITLE_NAMES).map((v) => `\`${v}\``).join(', ');
+  return values.length > MAX_TITLE_NAMES ? `${shown} and ${values.length - MAX_TITLE_NAMES} more` : shown;
+}
+
+/** The body's list: each doc and line, what it names and what the commit did to it. */
+function itemsOf(list: readonly Finding[]): string[] {
+  const items = list.slice(0, MAX_BODY_ITEMS).map((f) => `- \`${f.doc}\` line ${linesOf(f).join(', ')}: \`${f.group.value}\` (${changeOf(f).change})`);
+  if (list.length > MAX_BODY_ITEMS) items.push(`- and ${list.length - MAX_BODY_ITEMS} more`);
+  return items;
+}
+
+/** One commit's findings of one kind: the drift card. */
+function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
+  const first = list[0] as Finding;
+  const { kind } = first.group;
+  const commitText = commitTextOf(first);
+  const single = list.length === 1;
+  const { change, renamed } = changeOf(first);
+  const where = whereOf(list);
+  const docs = [...new Set(list.map((f) => f.doc))];
+  const evidence = evidenceOf(view, list);
+  const label = KIND_LABEL[kind];
   const moved = kind === 'path' || kind === 'module_path' ? 'moved' : 'renamed';
-  const change = renamed === undefined ? `removed \`${value}\`` : `${moved} \`${value}\` to \`${renamed}\``;
-  const docHash = view.file(doc)?.sha256;
-  const evidence: EvidenceRef[] = lines.slice(0, MAX_SITES_CITED).map((line) => ({
-    path: doc,
-    lineStart: line,
-    lineEnd: line,
-    ...(docHash !== undefined ? { contentHash: docHash } : {}),
-    note: `mentions \`${value}\``,
-  }));
-  const current = removal.current !== undefined ? view.file(removal.current) : undefined;
-  const definedAt = kind === 'identifier' ? current?.definitions.find((d) => d.name === renamed) : undefined;
-  evidence.push({
-    path: current?.path ?? removal.file,
-    ...(definedAt !== undefined ? { lineStart: definedAt.line, lineEnd: definedAt.endLine } : {}),
-    ...(current !== undefined ? { contentHash: current.sha256 } : {}),
-    commit: removal.commit.sha,
-    note: change,
-  });
-  const whyNow = `Commit ${commitText} ${change}; ${doc} named it then and still does.`;
-  const body = (what: string, action: string): string =>
-    [
-      `**What:** ${what}`,
+  const renamedCount = list.filter((f) => f.removal.renamedTo !== undefined).length;
+  const whatGone = single
+    ? renamed === undefined
+      ? 'removed'
+      : `${moved} to \`${renamed}\``
+    : renamedCount === 0
+      ? 'removed'
+      : renamedCount === list.length
+        ? moved
+        : `removed or ${moved}`;
+  const title = single
+    ? `${where} mentions \`${first.group.value}\`, ${whatGone} in ${commitText}`
+    : `${where} mention${docs.length > 1 ? '' : 's'} ${namesOf(list)}, ${whatGone} in ${commitText}`;
+  const whyNow = single
+    ? `Commit ${commitText} ${change}; ${first.doc} named it then and still does.`
+    : `Commit ${commitText} took away ${list.length} ${label}s or mentions of them that ${docs.length === 1 ? first.doc : `${docs.length} docs`} named then and still do.`;
+  const files = [...new Set(list.map((f) => `\`${f.removal.file}\``))].slice(0, MAX_CODE_EVIDENCE).join(', ');
+  const action = single
+    ? renamed === undefined
+      ? `Update or remove the mention in ${where}`
+      : `Update ${where}: \`${first.group.value}\` → \`${renamed}\``
+    : `Update the mentions in ${docs.length === 1 ? first.doc : `${docs.length} docs`} (listed on the card)`;
+  const body = [
+    `**What:** ${single ? `${where} mentions the ${label} \`${first.group.value}\`; nothing in the indexed code has it now.` : `${where} mention ${label}s that nothing in the indexed code has now:`}`,
+    ...(single ? [] : ['', ...itemsOf(list)]),
+    '',
+    `**Why:** commit ${commitText} ${single ? change : 'took them away'} in ${files}; ${single ? `${first.doc} already named it then, and was not updated.` : 'each doc already named them then, and was not updated.'}`,
+    '',
+    '**Evidence:**',
+    ...evidence.map((e) => `- \`${e.path}\`${e.lineStart !== undefined ? ` line ${e.lineStart}` : ''}${e.commit !== undefined ? ` (commit ${e.commit.slice(0, 7)})` : ''}: ${e.note}`),
+    '',
+    `**Safe action:** ${single ? (renamed === undefined ? `update or remove the mention in ${where}.` : `replace \`${first.group.value}\` with \`${renamed}\` in ${first.doc}.`) : 'update or remove each mention listed; where a single replacement exists now, the virtual diff of this commit has the patch.'}`,
+  ].join('\n');
+  const summary = single
+    ? `${where} mentions the ${label} \`${first.group.value}\`, which no longer exists in the repository. Commit ${commitText} ${change}; the doc named it then and was not updated.`
+    : `${where} mention ${namesOf(list)}, which no longer exist in the repository. Commit ${commitText} took them away; the docs named them then and were not updated.`;
+  const codeTargets = list.flatMap((f) => (f.removal.current !== undefined && !docs.includes(f.removal.current) ? [f.removal.current] : []));
+  return {
+    kind: 'docs_drift',
+    detector: `docs_drift.${(kind === 'path' || kind === 'module_path') && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`,
+    // One claim per commit and kind: the card keeps its identity while docs are fixed one by one.
+    claim: `${first.removal.commit.sha}|${kind}`,
+    title,
+    summary,
+    whyNow,
+    body,
+    action,
+    evidence,
+    strength: kind === 'identifier' || kind === 'path' ? 0.85 : 0.8,
+    targets: [...new Set([...docs, ...codeTargets])],
+  };
+}
+
+/** The patch for one commit's findings whose single replacement exists now, across every doc. */
+function renameDiff(view: RepositoryView, list: readonly Finding[]): Candidate | undefined {
+  const renames = list.filter((f) => f.removal.renamedTo !== undefined);
+  const first = renames[0];
+  if (first === undefined) return undefined;
+  const edits: FileEdit[] = [];
+  for (const doc of [...new Set(renames.map((f) => f.doc))]) {
+    const text = view.text(doc);
+    if (text === undefined) continue;
+    const sites = renames
+      .filter((f) => f.doc === doc)
+      .flatMap((f) => f.group.sites.map((site) => ({ site, replacement: replacementAt(doc, site, f.group.kind, f.group.value, f.removal.renamedTo as string) })));
+    edits.push({ path: doc, after: rewriteSites(text, sites) });
+  }
+  const made = makeVirtualDiff(view, edits);
+  if ('refused' in made) return undefined;
+  const commitText = commitTextOf(first);
+  const single = renames.length === 1;
+  const { change, renamed } = changeOf(first);
+  const docs = [...new Set(renames.map((f) => f.doc))];
+  const lines = linesOf(first);
+  const what = single ? `\`${first.group.value}\` → \`${renamed}\`` : `${renames.length} renamed mentions`;
+  const evidence = evidenceOf(view, renames);
+  return {
+    kind: 'virtual_diff',
+    detector: 'docs_drift.rename_diff',
+    claim: `${first.removal.commit.sha}|rename`,
+    title: `Update ${single ? first.doc : docs.length === 1 ? first.doc : `${docs.length} docs`}: ${what} (${single && (first.group.kind === 'path' || first.group.kind === 'module_path') ? 'moved' : 'renamed'} in ${commitText})`,
+    summary: single
+      ? `A patch replacing \`${first.group.value}\` with \`${renamed}\` where ${first.doc} mentions it (line ${lines.join(', ')}). Commit ${commitText} ${change}; the doc named it then and was not updated.`
+      : `A patch updating ${renames.length} mentions in ${docs.join(', ')} to the names commit ${commitText} gave them; the docs named the old ones then and were not updated.`,
+    whyNow: single ? `Commit ${commitText} ${change}; ${first.doc} named it then and still does.` : `Commit ${commitText} renamed or moved what ${docs.length === 1 ? first.doc : `${docs.length} docs`} still name.`,
+    body: [
+      `**What:** a patch that replaces each old name with its new one at these mentions and nowhere else; each new name exists now, the old one does not.`,
       '',
-      `**Why:** commit ${commitText} ${change} in \`${removal.file}\`; ${doc} already named it then, and was not updated.`,
+      ...itemsOf(renames),
+      '',
+      `**Why:** commit ${commitText} renamed or moved them; the docs already named them then, and were not updated.`,
       '',
       '**Evidence:**',
       ...evidence.map((e) => `- \`${e.path}\`${e.lineStart !== undefined ? ` line ${e.lineStart}` : ''}${e.commit !== undefined ? ` (commit ${e.commit.slice(0, 7)})` : ''}: ${e.note}`),
       '',
-      `**Safe action:** ${action}`,
-    ].join('\n');
-  const drift: Candidate = {
-    kind: 'docs_drift',
-    detector: `docs_drift.${(kind === 'path' || kind === 'module_path') && renamed !== undefined ? `moved_${kind}` : RULE[kind]}`,
-    claim: `${doc}|${kind}|${value}`,
-    title: `${where} mentions \`${value}\`, ${renamed === undefined ? 'removed' : `${moved} to \`${renamed}\``} in ${commitText}`,
-    summary: `${where} mentions the ${KIND_LABEL[kind]} \`${value}\`, which no longer exists in the repository. Commit ${commitText} ${change}; the doc named it then and was not updated.`,
-    whyNow,
-    body: body(
-      `${where} mentions the ${KIND_LABEL[kind]} \`${value}\`; nothing in the indexed code has it now.`,
-      renamed === undefined ? `update or remove the mention in ${where}.` : `replace \`${value}\` with \`${renamed}\` in ${doc}.`,
-    ),
-    action: renamed === undefined ? `Update or remove the mention in ${where}` : `Update ${where}: \`${value}\` → \`${renamed}\``,
-    evidence,
-    strength: kind === 'identifier' || kind === 'path' ? 0.85 : 0.8,
-    targets: [doc, ...(current !== undefined && current.path !== doc ? [current.path] : [])],
-  };
-  const renamedTo = removal.renamedTo;
-  if (renamedTo === undefined || renamed === undefined) return [drift];
-  const after = rewriteSites(text, group.sites, (site) => replacementAt(doc, site, kind, value, renamedTo));
-  const made = makeVirtualDiff(view, [{ path: doc, after }]);
-  if ('refused' in made) return [drift];
-  const rename: Candidate = {
-    kind: 'virtual_diff',
-    detector: 'docs_drift.rename_diff',
-    claim: `${doc}|rename|${value}`,
-    title: `Update ${doc}: \`${value}\` → \`${renamed}\` (${moved} in ${commitText})`,
-    summary: `A patch replacing \`${value}\` with \`${renamed}\` where ${doc} mentions it (line ${lines.join(', ')}). Commit ${commitText} ${change}; the doc named it then and was not updated.`,
-    whyNow,
-    body: body(
-      `a patch to ${doc} that replaces \`${value}\` with \`${renamed}\` at its mentions (line ${lines.join(', ')}) and nowhere else; \`${renamed}\` exists now, \`${value}\` does not.`,
-      'export the patch, read it, and apply it yourself; Sous never applies it.',
-    ),
+      '**Safe action:** export the patch, read it, and apply it yourself; Sous never applies it.',
+    ].join('\n'),
     action: 'Export the patch and apply it after review',
-    evidence: evidence.map((e) => ({ ...e })),
+    evidence,
     strength: 0.9,
-    targets: [doc],
+    targets: docs,
     diff: made.diff,
   };
-  return [drift, rename];
 }

@@ -256,8 +256,31 @@ const MODIFIERS = '(?:(?:export|default|pub(?:\\([^)]*\\))?|public|private|prote
  * `__all__`), or a parameter of a `def`.
  */
 export function definedIn(files: readonly FileDiff[], name: string): boolean {
+  const shapes = definitionShapes(name);
+  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))))));
+}
+
+/**
+ * Whether a doc's own example code declares `name`: `def name`, `class name`, `fn name`, `const name`…,
+ * a Go method, or a typed field (`name: Union[bool, None] = None`, `pub name: String,`). Then the
+ * doc's prose about `name` is about its example, not the project's code. Assignments and keyword
+ * arguments (`allow_population_by_alias = True`) set the project's options and do not count.
+ */
+export function exampleDeclares(lines: readonly string[], name: string): boolean {
+  const n = escapeRegExp(name);
+  const [keyword, goMethod] = definitionShapes(name);
+  const TYPES = '[A-Z][\\w.]*|bool|int|str|float|bytes|string|number|boolean|list|dict|tuple|set|u8|u16|u32|u64|usize|i8|i16|i32|i64|f32|f64';
+  const typedField = new RegExp(`^\\s*(?:pub(?:\\([^)]*\\))?\\s+|readonly\\s+)?${n}\\??\\s*:\\s*(?:${TYPES})\\b`);
+  return lines.some((l) => keyword?.test(l) === true || goMethod?.test(l) === true || typedField.test(l));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function definitionShapes(name: string): RegExp[] {
   const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const shapes = [
+  return [
     new RegExp(`\\b(?:function|class|def|const|let|var|interface|type|enum|fn|func|struct|trait|mod|module|macro_rules!|static|val|object|record|namespace|union|typedef|alias)\\s+\\*?\\s*${n}(?![\\w$])`),
     new RegExp(`\\bfunc\\s*\\([^)]*\\)\\s*${n}(?![\\w$])`),
     new RegExp(`^\\s*${MODIFIERS}["'\`]?${n}["'\`]?\\??\\s*(?:[:=,]|\\{|$|\\s+[\\w*\\[\\].]+\\s*(?:\`.*)?$)`),
@@ -266,7 +289,6 @@ export function definedIn(files: readonly FileDiff[], name: string): boolean {
     new RegExp(`\\bexport\\s*\\{[^}]*(?<![\\w$])${n}(?![\\w$])|\\bpub\\s+use\\b.*(?<![\\w$])${n}(?![\\w$])|\\b(?:module\\.)?exports\\.${n}(?![\\w$])|__all__.*["']${n}["']`),
     new RegExp(`\\bdef\\s+\\w+\\s*\\(.*(?<![\\w$])${n}\\s*[:=,)]`),
   ];
-  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))))));
 }
 
 /** An added line that defines `name` in Python (`def name`, `class name`, `name = …`). */

@@ -170,6 +170,40 @@ export function extractMentions(docPath: string, text: string): Mention[] {
   return out;
 }
 
+/**
+ * The lines of a doc's example code: fenced blocks in markdown; in reStructuredText the literal
+ * blocks (indented lines after a line ending in `::` or a `code-block`/`code` directive).
+ */
+export function exampleLines(docPath: string, text: string): string[] {
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  const out: string[] = [];
+  if (docPath.toLowerCase().endsWith('.rst')) {
+    let indent: number | null = null; // inside a literal block deeper than this indent
+    let opener = -1;
+    lines.forEach((line, i) => {
+      const depth = line.length - line.trimStart().length;
+      if (indent !== null && line.trim() !== '' && depth <= indent && i > opener + 1) indent = null;
+      if (indent !== null && line.trim() !== '' && depth > indent) out.push(line);
+      if (/::\s*$/.test(line) || /^\s*\.\.\s+(?:code-block|code|sourcecode)::/.test(line)) {
+        indent = depth;
+        opener = i;
+      }
+    });
+    return out;
+  }
+  let fence: string | null = null;
+  for (const line of lines) {
+    const marker = FENCE.exec(line)?.[1];
+    if (marker !== undefined) {
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) out.push(line);
+  }
+  return out;
+}
+
 /** The heading on line `index` (ATX `## Title`, or a title over an `====` underline) with its level. */
 function headingAt(lines: readonly string[], index: number, underlineLevels: string[]): { level: number; title: string } | undefined {
   const line = lines[index] ?? '';
