@@ -157,7 +157,7 @@ function treeOf(repo, language, sha, r) {
     drift_ready: kinds.docs_drift ?? 0,
     candidates: (r.cards ?? []).filter((c) => c.state === 'candidate').length,
     held_by_budget: (r.cards ?? []).filter((c) => c.state === 'candidate' && c.held).length,
-    ready_cards: ready.map((c) => ({ kind: c.kind, detector: c.detector, claim: c.claim, title: c.title, score: c.score })),
+    ready_cards: ready.map((c) => ({ kind: c.kind, detector: c.detector, claim: c.claim, title: c.title, score: c.score, ...(c.evidence ? { evidence: c.evidence } : {}) })),
     detectors: r.cycle?.detectors ?? [],
   };
 }

@@ -461,5 +461,6 @@ describe('docsDriftDetector', () => {
   it('reads the example code of markdown fences and reStructuredText literal blocks', () => {
     expect(exampleLines('docs/a.md', 'Intro `x`.\n```py\ndef f():\n    pass\n```\nAfter.\n')).toEqual(['def f():', '    pass']);
     expect(exampleLines('docs/a.rst', 'Use it::\n\n    def f():\n        pass\n\nProse again.\n\n.. code-block:: python\n\n   x = 1\n')).toEqual(['    def f():', '        pass', '   x = 1']);
+    expect(exampleLines('docs/b.rst', 'A doctest:\n\n>>> class Point:\n...     x: int\n>>> Point()\n')).toEqual(['class Point:', '    x: int', 'Point()']);
   });
 });

@@ -172,18 +172,22 @@ export function extractMentions(docPath: string, text: string): Mention[] {
 
 /**
  * The lines of a doc's example code: fenced blocks in markdown; in reStructuredText the literal
- * blocks (indented lines after a line ending in `::` or a `code-block`/`code` directive).
+ * blocks (indented lines after a line ending in `::` or a `code-block`/`code` directive); in both,
+ * doctest lines (`>>> def f():`, `... `), prompt removed.
  */
 export function exampleLines(docPath: string, text: string): string[] {
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
-  const out: string[] = [];
+  const out: string[] = lines.flatMap((l) => {
+    const doctest = /^\s*(?:>>>|\.\.\.)(?: (.*))?$/.exec(l);
+    return doctest !== null ? [doctest[1] ?? ''] : [];
+  });
   if (docPath.toLowerCase().endsWith('.rst')) {
     let indent: number | null = null; // inside a literal block deeper than this indent
     let opener = -1;
     lines.forEach((line, i) => {
       const depth = line.length - line.trimStart().length;
       if (indent !== null && line.trim() !== '' && depth <= indent && i > opener + 1) indent = null;
-      if (indent !== null && line.trim() !== '' && depth > indent) out.push(line);
+      if (indent !== null && line.trim() !== '' && depth > indent && !/^\s*(?:>>>|\.\.\.)/.test(line)) out.push(line);
       if (/::\s*$/.test(line) || /^\s*\.\.\s+(?:code-block|code|sourcecode)::/.test(line)) {
         indent = depth;
         opener = i;
@@ -199,7 +203,7 @@ export function exampleLines(docPath: string, text: string): string[] {
       else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
       continue;
     }
-    if (fence !== null) out.push(line);
+    if (fence !== null && !/^\s*(?:>>>|\.\.\.)/.test(line)) out.push(line);
   }
   return out;
 }
