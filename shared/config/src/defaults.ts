@@ -64,6 +64,12 @@ export const DEFAULT_FRONTIER_MAX_SIZE = 500;
 export const DEFAULT_MIN_PRIORITY = 0.1;
 /** The spec leaves the feed's size open ("the feed is small"): ten cards fit one screen and one read. */
 export const DEFAULT_MAX_READY_CARDS = 10;
+/**
+ * Detectors off by default: those whose hand-judged false-positive rate on real repositories is 10 %
+ * or more (Tricorder's rule; docs/benchmarks.md#detector-false-positives). A user turns one back on
+ * by setting the list without it.
+ */
+export const DEFAULT_DETECTORS_OFF: readonly string[] = [];
 export const DEFAULT_LLM_GATE = 'non_trivial';
 export const DEFAULT_EXPLORATION_BACKEND = 'auto';
 /** A small sentence-embedding model most local runtimes can pull. */
@@ -118,6 +124,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     frontier_max_size: DEFAULT_FRONTIER_MAX_SIZE,
     min_priority: DEFAULT_MIN_PRIORITY,
     max_ready_cards: DEFAULT_MAX_READY_CARDS,
+    detectors_off: [...DEFAULT_DETECTORS_OFF],
     llm_gate: DEFAULT_LLM_GATE,
     endpoint: '',
     model: '',

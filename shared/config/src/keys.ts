@@ -261,6 +261,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
   row('exploration.frontier_max_size', int(1, 100_000), C.exploration.frontier_max_size, 'Most entries kept on the exploration frontier.'),
   row('exploration.min_priority', fraction(), C.exploration.min_priority, 'Frontier entries below this priority are dropped.'),
   row('exploration.max_ready_cards', int(0, 500), C.exploration.max_ready_cards, 'Most ready cards in the Prepared Work feed at once; the strongest win, the rest stay candidates (?diagnostic=true).', true),
+  row(
+    'exploration.detectors_off',
+    list('list of detector ids', Joi.string().trim().pattern(/^[a-z][a-z_]*(?:\.[a-z][a-z_]*)?$/), 'detector ids (review.missing_test_change) or families (review)'),
+    [...C.exploration.detectors_off],
+    'Detectors whose cards are never made; the default lists those whose measured false-positive rate is 10 % or more.',
+    true,
+  ),
   row('exploration.llm_gate', oneOf(LLM_GATES), C.exploration.llm_gate, 'When exploration may call the model.'),
   row('exploration.endpoint', url({ allowEmpty: true }), C.exploration.endpoint, 'Optional dedicated exploration endpoint; empty uses backend.base_url.'),
   row('exploration.model', text({ allowEmpty: true }), C.exploration.model, 'Optional dedicated exploration model; empty uses backend.model.'),

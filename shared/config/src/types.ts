@@ -74,6 +74,8 @@ export interface SousConfig {
     min_priority: number;
     /** Sous addition: most ready cards in the feed at once (spec 1 rule 7: the feed is small); the rest wait as candidates. */
     max_ready_cards: number;
+    /** Detector ids (`review.missing_test_change`) or families (`review`) whose cards are never made. */
+    detectors_off: string[];
     llm_gate: LlmGate;
     endpoint: string;
     model: string;

@@ -122,11 +122,12 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   });
   signal.throwIfAborted();
 
-  let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => citesOnlyScope(view, c));
+  const on = (c: Candidate): boolean => !detectorOff(c.detector, exploration.detectors_off);
+  let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c));
   const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
   if (options.model !== undefined) {
     const proposal = await options.model.propose(view, candidates, signal, modelContext(frontier, seeds, await openCards()));
-    candidates = dedupe([...proposal.revised, ...proposal.added]).filter((c) => citesOnlyScope(view, c));
+    candidates = dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c));
   }
   signal.throwIfAborted();
 
@@ -246,6 +247,13 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
   const stale = new Set<string>();
   for (const card of open) {
     if (card.claimKey === null || found.has(card.claimKey)) continue;
+    if (detectorOff(card.detector, options.config.exploration.detectors_off)) {
+      // Turned off since it landed: it leaves the feed now, not when its code changes.
+      await options.store.workProducts.update(card.id, { state: 'stale', stateReason: 'its detector is off (exploration.detectors_off)' });
+      if (card.state === 'ready') options.events?.emit({ type: 'card.stale', id: card.id, kind: card.kind, reason: 'detector off' });
+      stale.add(card.id);
+      continue;
+    }
     const run = results.find((r) => card.detector.startsWith(`${r.detector.name}.`));
     if (run === undefined) continue;
     const targets = (card.details['targets'] as string[] | undefined) ?? card.evidence.map((e) => e.path);
@@ -256,6 +264,11 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
     stale.add(card.id);
   }
   return stale;
+}
+
+/** Whether `exploration.detectors_off` names this detector id or its family (`review` for `review.todo_added`). */
+export function detectorOff(detector: string, off: readonly string[]): boolean {
+  return off.some((o) => detector === o || detector.startsWith(`${o}.`));
 }
 
 /** One candidate per claim key (the first, which detectors order by strength). */
