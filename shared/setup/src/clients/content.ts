@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
 import { OWNED_MARKER } from './edits';
 import type { ServerCommand, WiringTarget } from './types';
 
@@ -31,11 +32,8 @@ export const SKILL_DESCRIPTION = 'Start a task from the context Sous prepared (d
 
 /** An owned Markdown file: optional front matter, then the marker as an HTML comment, then the body. */
 export function markdownFile(frontMatter: Record<string, string | boolean> | undefined, body: string): string {
-  const head = frontMatter
-    ? `---\n${Object.entries(frontMatter)
-        .map(([k, v]) => `${k}: ${typeof v === 'string' && /[:#'"`]|^\s|\s$/.test(v) ? JSON.stringify(v) : String(v)}`)
-        .join('\n')}\n---\n`
-    : '';
+  // Front matter through the YAML library: a value such as `**` must be quoted (bare, it is an alias).
+  const head = frontMatter ? `---\n${stringifyYaml(frontMatter).trimEnd()}\n---\n` : '';
   return `${head}<!-- ${OWNED_MARKER} -->\n\n${body.trim()}\n`;
 }
 
