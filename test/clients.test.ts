@@ -113,6 +113,8 @@ describe('sous launch / clients verify / clients uninstall, per client, in tempo
       expect(report.layers.map((l: { layer: string }) => l.layer)).toEqual(['mcp', 'primer', 'skill', 'hooks']);
       for (const l of report.layers) expect(['installed', 'unsupported']).toContain(l.status);
       expect(report.layers[0].status).toBe('installed');
+      // Its manifest and backups live in .sous/, which keeps itself out of git.
+      expect(fs.readFileSync(path.join(repo, '.sous', '.gitignore'), 'utf8')).toBe('*\n');
 
       // Every written file parses with its format's parser and keeps the user's settings.
       const written: string[] = report.layers.flatMap((l: { files: string[] }) => l.files);
@@ -214,6 +216,13 @@ describe('launch refuses what it cannot merge safely, and uninstall keeps the us
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ mcpServers: { later: { command: 'added-after-launch' } } });
     expect(fs.existsSync(path.join(repo, 'CLAUDE.md'))).toBe(false);
     expect(fs.existsSync(path.join(repo, '.claude'))).toBe(false);
+
+    const notRepo = makeTempDir('sous-not-repo-');
+    const refused = await sous(['launch', 'cursor', '--path', notRepo], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^sous: .* is not a git repository; run sous launch inside one/);
+    expect(fs.readdirSync(notRepo)).toEqual([]);
+    rmTempDir(notRepo);
 
     const bad = await sous(['launch', 'emacs', '--path', repo], { env });
     expect(bad.code).toBe(2);

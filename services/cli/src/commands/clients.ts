@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import * as os from 'node:os';
+import { ensureConfigFile } from '@sous/config';
 import { clients } from '@sous/setup';
 import { CliError } from '../cli-error';
+import { gitTopLevel } from '../repo-check';
 import { LAUNCH_FAILURES, VERIFY_FAILURES, clientIdsFrom, printClientReport, wiringStore, wiringTarget } from '../client-wiring';
 import { printJson, printLine } from '../output';
 import { run } from '../run';
@@ -34,6 +36,10 @@ export function registerClientsCommands(program: Command): void {
         const chosen = clientIdsFrom([...ids, opts.clients]);
         if (chosen.length === 0) throw new CliError(`name at least one client: sous launch <client_id> (${clients.CLIENT_IDS.join(', ')})`, 2);
         const paths = resolveWorkspace(opts.path);
+        // The MCP server refuses a directory that is not a git repository: an entry for one would never start.
+        if (gitTopLevel(paths.root) === undefined) throw new CliError(`${paths.root} is not a git repository; run sous launch inside one or pass --path <repository>`, 2);
+        // The manifest and backups live in .sous/, which keeps itself out of git (.gitignore `*`).
+        await ensureConfigFile(paths);
         const target = wiringTarget(paths);
         const reports = chosen.map((id) => clients.launchClient(id, target, wiringStore(paths), { composer: opts.composer === true }));
         const failed = reports.some((r) => r.layers.some((l) => LAUNCH_FAILURES.includes(l.status)));
