@@ -202,6 +202,22 @@ describe('launch refuses what it cannot merge safely, and uninstall keeps the us
     expect(text.stdout).toMatch(/mcp +error +\S*\.cursor\/mcp\.json \(.*is not valid JSON/);
   }, 120_000);
 
+  test('a rules file of the user own with the same name is a conflict; --force backs it up and replaces it; uninstall puts it back', async () => {
+    writeFile(repo, '.cursor/rules/sous.mdc', '---\nalwaysApply: true\n---\nMy own notes on the sous chef.\n');
+    const refused = await sous(['launch', 'cursor', '--path', repo, '--json'], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.json.clients[0].layers[1]).toMatchObject({ layer: 'primer', status: 'conflict' });
+    expect(refused.json.clients[0].layers[1].detail).toMatch(/was not written by Sous; move it away or pass --force/);
+    expect(fs.readFileSync(path.join(repo, '.cursor/rules/sous.mdc'), 'utf8')).toContain('My own notes');
+    const forced = await sous(['launch', 'cursor', '--path', repo, '--force', '--json'], { env });
+    expect(forced.code).toBe(0);
+    expect(forced.json.clients[0].layers[1]).toMatchObject({ layer: 'primer', status: 'installed' });
+    expect(fs.readFileSync(path.join(repo, '.cursor/rules/sous.mdc'), 'utf8')).toContain('sous_prepared_work_dashboard');
+    expect((await sous(['clients', 'uninstall', 'cursor', '--path', repo], { env })).code).toBe(0);
+    expect(fs.readFileSync(path.join(repo, '.cursor/rules/sous.mdc'), 'utf8')).toBe('---\nalwaysApply: true\n---\nMy own notes on the sous chef.\n');
+    expect(fs.existsSync(path.join(repo, '.cursor/mcp.json'))).toBe(false);
+  }, 120_000);
+
   test('uninstall after the user edited the file removes only Sous part; an unknown id is one readable line', async () => {
     expect((await sous(['launch', 'claude-code', '--path', repo, '--json'], { env })).code).toBe(0);
     const file = path.join(repo, '.mcp.json');

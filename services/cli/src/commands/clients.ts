@@ -13,6 +13,7 @@ interface WiringOptions {
   path?: string;
   clients?: string;
   composer?: boolean;
+  force?: boolean;
   json?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function registerClientsCommands(program: Command): void {
     .option('--clients <ids>', ID_HELP)
     .option('--path <dir>', 'the workspace (default: nearest .sous/ upward)')
     .option('--composer', 'also install the Claude Code L0 composer hook (sends a hash and length of each prompt, never its text)')
+    .option('--force', 'replace a same-named rules/skill/prompt file Sous did not write (backed up first; uninstall restores it)')
     .option('--json', 'print the reports as JSON')
     .action(
       run(async (ids: string[], opts: WiringOptions) => {
@@ -41,7 +43,7 @@ export function registerClientsCommands(program: Command): void {
         // The manifest and backups live in .sous/, which keeps itself out of git (.gitignore `*`).
         await ensureConfigFile(paths);
         const target = wiringTarget(paths);
-        const reports = chosen.map((id) => clients.launchClient(id, target, wiringStore(paths), { composer: opts.composer === true }));
+        const reports = chosen.map((id) => clients.launchClient(id, target, wiringStore(paths), { composer: opts.composer === true, force: opts.force === true }));
         const failed = reports.some((r) => r.layers.some((l) => LAUNCH_FAILURES.includes(l.status)));
         if (failed) process.exitCode = 1;
         if (opts.json) return printJson({ workspace: paths.root, clients: reports });

@@ -292,12 +292,13 @@ export function ownedFile(file: string, format: FileFormat, content: string): Ma
   return {
     file,
     format,
-    apply(current) {
+    apply(current, force = false) {
       if (current === undefined || current === content) return content;
-      if (!current.includes(OWNED_MARKER)) throw new WiringError('conflict', `${file} exists and was not written by Sous; move it away, then launch again`);
+      if (!current.includes(OWNED_MARKER) && !force) throw new WiringError('conflict', `${file} exists and was not written by Sous; move it away or pass --force (it is backed up first), then launch again`);
       return content;
     },
     remove(current) {
+      // A file Sous replaced with --force is restored from its backup by uninstall; one it never wrote stays.
       return current.includes(OWNED_MARKER) ? undefined : current;
     },
     present(current): Presence {

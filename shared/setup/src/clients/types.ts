@@ -46,8 +46,11 @@ export interface ManagedEdit {
   /** Absolute path. */
   file: string;
   format: FileFormat;
-  /** The file's new text with Sous's part in place (the same text when it already is). Throws WiringError. */
-  apply(current: string | undefined): string;
+  /**
+   * The file's new text with Sous's part in place (the same text when it already is). Throws
+   * WiringError. `force` replaces a same-named file Sous did not write (the caller backs it up first).
+   */
+  apply(current: string | undefined, force?: boolean): string;
   /** The text without Sous's part; undefined when nothing else is left and the file should go. */
   remove(current: string): string | undefined;
   present(current: string | undefined): Presence;

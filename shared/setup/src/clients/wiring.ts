@@ -95,6 +95,8 @@ function describe(err: unknown): string {
 export interface LaunchOptions {
   /** Install opt-in layers (the Claude Code L0 composer hook). Default false. */
   composer?: boolean;
+  /** Replace a same-named file Sous did not write (backed up first; uninstall restores it). Default false. */
+  force?: boolean;
 }
 
 /** Installs every applicable layer of one client; idempotent (a second run changes nothing). */
@@ -113,7 +115,7 @@ export function launchClient(id: ClientId, target: WiringTarget, store: WiringSt
       layers.push({ layer: plan.kind, status: 'skipped', files: plan.edits.map((e) => e.file), detail: plan.optIn });
       continue;
     }
-    layers.push(applyLayer(plan, store, entry.files));
+    layers.push(applyLayer(plan, store, entry.files, options.force === true));
   }
   const dirs = new Set(manifest.created_dirs ?? []);
   for (const r of Object.values(entry.files)) for (const d of r.dirs) dirs.add(d);
@@ -129,14 +131,14 @@ function manifestHas(entry: { files: Record<string, FileRecord> }, plan: LayerPl
   return plan.edits.some((e) => entry.files[e.file] !== undefined);
 }
 
-function applyLayer(plan: LayerPlan, store: WiringStore, records: Record<string, FileRecord>): LayerReport<LaunchStatus> {
+function applyLayer(plan: LayerPlan, store: WiringStore, records: Record<string, FileRecord>, force: boolean): LayerReport<LaunchStatus> {
   const files = plan.edits.map((e) => e.file);
   const results: LaunchStatus[] = [];
   try {
     // Compute every file first: a layer with one unparsable file writes nothing at all.
     const planned = plan.edits.map((edit) => {
       const before = readText(edit.file);
-      return { edit, before, after: edit.apply(before) };
+      return { edit, before, after: edit.apply(before, force) };
     });
     for (const { edit, before, after } of planned) {
       const record = records[edit.file];
