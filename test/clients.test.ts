@@ -7,6 +7,7 @@
  * a file edited after launch loses only Sous's part; `init --clients` wires and sets the scope to
  * where the code is. The real HOME is never touched (HOME points at a temporary directory).
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
@@ -251,11 +252,15 @@ describe('launch refuses what it cannot merge safely, and uninstall keeps the us
     writeFile(repo, 'lib/app.py', 'def main():\n    return 1\n');
     writeFile(repo, 'app/models.py', 'class User:\n    pass\n');
     writeFile(repo, 'docs/guide.md', '# Guide\n');
-    const res = await sous(['init', '--path', repo, '--non-interactive', '--clients', 'auto', '--json'], { env: { ...env, PATH: path.dirname(process.execPath) } });
+    // PATH holds git (the scope needs it) and little else: clients are found by their folders under HOME.
+    const gitDir = path.dirname(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
+    const res = await sous(['init', '--path', repo, '--non-interactive', '--clients', 'auto', '--json'], { env: { ...env, PATH: gitDir } });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    expect(res.json.clients.detected.filter((d: { installed: boolean }) => d.installed).map((d: { id: string }) => d.id)).toEqual(['cursor', 'codex']);
-    expect(res.json.clients.wired.map((r: { client: string }) => r.client)).toEqual(['cursor', 'codex']);
+    const installed = res.json.clients.detected.filter((d: { installed: boolean }) => d.installed).map((d: { id: string }) => d.id);
+    expect(installed).toEqual(expect.arrayContaining(['cursor', 'codex']));
+    expect(res.json.clients.detected.find((d: { id: string }) => d.id === 'cursor').evidence).toBe(path.join(home, '.cursor'));
+    expect(res.json.clients.wired.map((r: { client: string }) => r.client)).toEqual(installed);
     expect(parseToml(fs.readFileSync(path.join(home, '.codex/config.toml'), 'utf8'))).toMatchObject({ mcp_servers: { sous: { command: process.execPath } } });
     expect(res.json.scope).toMatchObject({ allowed_paths: ['src/**', 'docs/**', 'app/**', 'lib/**'], added: ['app/**', 'lib/**'], code_left_out: 0 });
     const ctx = await sous(['context', '--path', repo, '--prompt', 'User models', '--json'], { env });
