@@ -85,11 +85,13 @@ describe('sous context', () => {
       const none = await sous(['context', '--path', empty, '--prompt', 'anything at all', '--json']);
       expect(none.code).toBe(0);
       expect(none.json.items).toEqual([]);
+      // An empty answer says why: here the scope holds no file at all.
+      expect(none.json.empty_reason).toMatch(/^no file is in scope: privacy\.allowed_paths \(src\/\*\*, docs\/\*\*\) matches no file/);
       writeFile(empty, 'src/a.ts', 'export function onlyUntracked() {}\n');
       const found = await sous(['context', '--path', empty, '--prompt', 'onlyUntracked', '--json']);
       expect(found.json.items.map((i: { path: string }) => i.path)).toEqual(['src/a.ts']);
       const text = await sous(['context', '--path', empty, '--prompt', 'zzz nothing here']);
-      expect(text.stdout).toMatch(/No file in scope matches this prompt/);
+      expect(text.stdout).toMatch(/Empty answer: none of the 1 files in scope \(src\/\*\*, docs\/\*\*\) matches this prompt/);
     } finally {
       rmTempDir(empty);
     }

@@ -11,10 +11,14 @@ const program = new Command('sous')
   .showHelpAfterError('(run with --help for usage)');
 
 // `sous mcp` is started by agents on every session: it loads only its own command (cold start).
-const onlyMcp = process.argv[2] === 'mcp';
-const registered = onlyMcp
-  ? import('./commands/mcp.js').then((m) => m.registerMcpCommand(program))
-  : import('./commands/index.js').then((m) => m.registerCommands(program));
+// `sous launch` and `sous clients` touch only client files: they skip the store, engine and daemon modules too.
+const first = process.argv[2];
+const registered =
+  first === 'mcp'
+    ? import('./commands/mcp.js').then((m) => m.registerMcpCommand(program))
+    : first === 'launch' || first === 'clients'
+      ? import('./commands/clients.js').then((m) => m.registerClientsCommands(program))
+      : import('./commands/index.js').then((m) => m.registerCommands(program));
 
 // `sous config keys | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

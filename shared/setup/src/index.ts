@@ -34,3 +34,4 @@ export { recommendForInit } from './init';
 export type { InitRecommendation } from './init';
 export { applySetup } from './apply';
 export type { ApplyResult, AppliedSetting } from './apply';
+export * as clients from './clients/index';

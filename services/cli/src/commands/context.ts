@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import * as fs from 'node:fs';
-import type { SousPaths } from '@sous/config';
+import { loadConfig, type SousPaths } from '@sous/config';
 import { contextAnswerItems, type ContextAnswerItem } from '@sous/http';
 import { MAX_BUDGET_TOKENS, MAX_PROMPT_CHARS, MAX_TOP_N } from '@sous/protocol';
 import type { ContextResult } from '@sous/retrieval';
@@ -58,6 +58,24 @@ function answerOffline(paths: SousPaths, prompt: string, topN: number, budgetTok
   });
 }
 
+/**
+ * Why an answer is empty, in one line: a scope that holds no file (the usual trap: code in `lib/`
+ * with the default `src/**`, `docs/**`) is not the same as files that do not match the prompt.
+ */
+function emptyReason(paths: SousPaths, stats: Record<string, unknown>): string {
+  let globs = '(unreadable config)';
+  try {
+    globs = loadConfig(paths.config).privacy.allowed_paths.join(', ');
+  } catch {
+    // the config error is reported by every other command; the reason still names the count
+  }
+  const indexed = typeof stats.files_indexed === 'number' ? stats.files_indexed : undefined;
+  if (indexed === 0) {
+    return `no file is in scope: privacy.allowed_paths (${globs}) matches no file of ${paths.root}; sous doctor --path ${paths.root} suggests the globs where the code is`;
+  }
+  return `none of the ${indexed ?? 'indexed'} files in scope (${globs}) matches this prompt (an empty answer is valid)`;
+}
+
 export function registerContextCommand(program: Command): void {
   program
     .command('context')
@@ -101,8 +119,9 @@ export function registerContextCommand(program: Command): void {
         }
         answer ??= await answerOffline(paths, prompt, topN, budgetTokens, !opts.json && process.stderr.isTTY === true);
 
-        if (opts.json) return printJson({ workspace: paths.root, ...answer });
-        if (answer.items.length === 0) return printLine('No file in scope matches this prompt (an empty answer is valid).');
+        const empty = answer.items.length === 0 ? emptyReason(paths, answer.stats) : undefined;
+        if (opts.json) return printJson({ workspace: paths.root, ...answer, ...(empty !== undefined ? { empty_reason: empty } : {}) });
+        if (empty !== undefined) return printLine(`Empty answer: ${empty}.`);
         for (const item of answer.items) {
           printLine(`${item.rank}. ${item.path}:${item.snippet.start_line}-${item.snippet.end_line}  score ${item.score.toFixed(2)}  ~${item.tokens} tokens`);
           printLine(`   ${item.rationale.map((r) => `${r.signal} (${r.detail})`).join('; ')}`);

@@ -1,0 +1,11 @@
+export { CLIENT_IDS, LAYER_KINDS, WiringError } from './types';
+export type { ClientDefinition, ClientId, ClientSnippet, FileFormat, LayerKind, LayerPlan, ManagedEdit, Presence, ServerCommand, WiringTarget } from './types';
+export { allClients, getClient, isClientId, parseClientIds, UnknownClientError } from './registry';
+export { detectClients } from './detect';
+export type { DetectedClient } from './detect';
+export { launchClient, verifyClient, uninstallClient, launchedClients } from './wiring';
+export type { ClientReport, LayerReport, LaunchOptions, LaunchStatus, UninstallStatus, VerifyStatus, WiringStore } from './wiring';
+export { serverCommand, commandLine, shellQuote, PRIMER_BODY } from './content';
+export { COMPOSER_HOOK_SCRIPT } from './claude-code';
+export { OWNED_MARKER } from './edits';
+export { clientSnippetsMarkdown } from './snippets';
