@@ -7,7 +7,6 @@ export { outageError } from './outage';
 export { listen, portFree, findFreePort, boundPort, closeServer, holdStream, isLoopbackHost, PortInUseError } from './listen';
 export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface, SurfaceHealth, DegradedReason } from './surface';
-export { proxyRoutes } from './pending-routes';
 export { contextRoutes } from './context-routes';
 export { contextAnswerItems } from './context-routes';
 export type { ContextSource, ContextSourceItem, ContextAnswerItem, ContextSemantic } from './context-routes';

@@ -1,0 +1,31 @@
+import { startSurface, type RunningSurface } from '@sous/http';
+import { processPaths, type ProcessOptions } from '@sous/runtime';
+import { gatewayRoutes, type GatewayHandle, type GatewayOptions } from './routes';
+
+/** Request body limit of the proxy: chat requests carry whole conversations and images as data URLs. */
+export const PROXY_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Starts the chat-completions proxy process (spec 4.4, default port 8471): the Sous HTTP kit's
+ * guards and `/healthz`, then the gateway routes. The config is read once at start.
+ */
+export async function startProxySurface(options: ProcessOptions, extra: Pick<GatewayOptions, 'env' | 'preparedContext'> = {}): Promise<RunningSurface> {
+  const paths = processPaths(options);
+  let gateway: GatewayHandle | undefined;
+  const surface = await startSurface(
+    'proxy',
+    options,
+    (app, config, logger) => {
+      gateway = gatewayRoutes(app, { config, root: paths.root, ...(options.stateDir ? { stateDir: paths.dir } : {}), logger, ...extra });
+    },
+    () => ({ status: 'ok', ...(gateway?.health() ?? {}) }),
+    { bodyLimitBytes: PROXY_BODY_LIMIT_BYTES },
+  );
+  return {
+    ...surface,
+    async close() {
+      await surface.close();
+      await gateway?.close();
+    },
+  };
+}
