@@ -69,7 +69,7 @@ describe('budget and context window', () => {
     expect(injectionBudget('claude-sonnet', 400, 0)).toBe(4000);
     expect(injectionBudget('my-own-model', 4 * 8000, 0)).toBe(192);
     expect(injectionBudget('my-own-model', 4 * 8160, 0)).toBe(0);
-    expect(injectionBudget('my-own-model', 400, 7800)).toBe(0);
+    expect(injectionBudget('my-own-model', 400, 8100)).toBe(0);
   });
 });
 
