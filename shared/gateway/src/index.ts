@@ -1,5 +1,5 @@
-export { startProxySurface, PROXY_BODY_LIMIT_BYTES } from './surface';
-export { gatewayRoutes, injectionPolicy, PROXY_API_KEY_ENV, DAEMON_URL_ENV } from './routes';
+export { startProxySurface } from './surface';
+export { gatewayRoutes, injectionPolicy, PROXY_API_KEY_ENV, DAEMON_URL_ENV, PROXY_BODY_LIMIT_BYTES } from './routes';
 export type { GatewayOptions, GatewayHandle } from './routes';
 export { chooseUpstream, routeFor, upstreamUrl } from './routing';
 export type { Upstream } from './routing';

@@ -64,6 +64,8 @@ export const MAX_RESOLVED = 256;
 export const RESOLVED_TTL_MS = 10 * 60_000;
 /** Misses waiting for preparation at most; more are dropped (the next miss queues again). */
 export const MAX_QUEUED = 32;
+/** A missed prompt (by token set) is not sent for preparation again within this time: a retry storm costs nothing. */
+export const RETRY_PREPARE_MS = 30_000;
 /** Budget asked of the daemon for a resolved miss; the proxy cuts it further per request. */
 const RESOLVE_BUDGET_TOKENS = 4000;
 
@@ -125,6 +127,8 @@ export class DaemonPreparedContext implements PreparedContextSource {
   private readonly resolved = new Map<string, Keyed>();
   private readonly queue: Array<{ key: string; prompt: string; client: string | undefined }> = [];
   private readonly queuedKeys = new Set<string>();
+  /** Token-set keys sent for preparation, and when: each is tried once per RETRY_PREPARE_MS. */
+  private readonly attempted = new Map<string, number>();
   private working = false;
   private reachable: 'reachable' | 'unreachable' | 'unknown' = 'unknown';
   private refreshedAt: number | null = null;
@@ -162,6 +166,12 @@ export class DaemonPreparedContext implements PreparedContextSource {
     if (tokens.size === 0 || this.closed) return;
     const key = [...tokens].sort().join(' ');
     if (this.queuedKeys.has(key) || this.queue.length >= MAX_QUEUED) return;
+    const now = this.now();
+    const last = this.attempted.get(key);
+    if (last !== undefined && now - last < RETRY_PREPARE_MS) return;
+    this.attempted.delete(key);
+    this.attempted.set(key, now);
+    if (this.attempted.size > MAX_RESOLVED * 4) this.attempted.delete(this.attempted.keys().next().value as string);
     this.queuedKeys.add(key);
     this.queue.push({ key, prompt, client });
     void this.drain();

@@ -6,12 +6,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type * as http from 'node:http';
 import type { Express, Request, Response } from 'express';
 import Joi from 'joi';
 import { sousPaths, type SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
 import { getBundle, type ContextInjection } from '@sous/setup';
 import { GatewayError, sendOpenAiError } from './errors';
+import { chatFastLane } from './fast-lane';
 import { Forwarder } from './forward';
 import { injectionBudget, POLICY_THRESHOLD, policyAccepts, promptOf, renderBriefing, withBriefing, type ChatMessage } from './injection';
 import { DaemonPreparedContext, type PreparedContextSource } from './prepared-context';
@@ -22,6 +24,8 @@ import { ANONYMOUS_CLIENT, TraceBook, type ContextTrace } from './traces';
 export const PROXY_API_KEY_ENV = 'SOUS_PROXY_API_KEY';
 /** Environment variable with the daemon's URL when it is not found through the workspace's run state (containers). */
 export const DAEMON_URL_ENV = 'SOUS_DAEMON_URL';
+/** Request body limit of the proxy: chat requests carry whole conversations and images as data URLs. */
+export const PROXY_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Repositories whose prepared context is held at once under `proxy.allow_repo_override`. */
 const MAX_OVERRIDE_REPOS = 8;
 
@@ -67,6 +71,12 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
+/** One request header as a string (repeated headers joined), or undefined. */
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 function joiError(error: Joi.ValidationError, where: string): GatewayError {
   const detail = error.details[0];
   const field = detail && detail.path.length > 0 ? `${where}.${detail.path.join('.')}` : where;
@@ -96,23 +106,23 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   const proxyKey = env[PROXY_API_KEY_ENV] || undefined;
   const timeoutMs = config.gateway.upstream_timeout_seconds * 1000;
 
-  const authorize = (req: Request) => {
+  const authorize = (req: http.IncomingMessage) => {
     if (proxyKey === undefined) return;
-    const sent = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1]?.trim();
+    const sent = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
     if (sent !== proxyKey) throw new GatewayError('unauthorized', `this proxy requires its API key (Authorization: Bearer <key>, the value of ${PROXY_API_KEY_ENV} where it runs)`, 'header.authorization');
   };
 
-  const clientOf = (req: Request): string => {
-    const header = req.get('x-sous-client');
-    if (header === undefined) return ANONYMOUS_CLIENT;
-    const { error, value } = clientId.validate(header);
+  const clientOf = (req: http.IncomingMessage): string => {
+    const sent = header(req, 'x-sous-client');
+    if (sent === undefined) return ANONYMOUS_CLIENT;
+    const { error, value } = clientId.validate(sent);
     if (error) throw new GatewayError('invalid_request', 'X-Sous-Client must be 1-100 characters of letters, digits and . _ : @ / -', 'header.x-sous-client');
     return value as string;
   };
 
   /** The prepared context for this request: the workspace's, or another repository's when overrides are allowed. */
-  const contextOf = (req: Request): PreparedContextSource => {
-    const repo = req.get('x-sous-repo');
+  const contextOf = (req: http.IncomingMessage): PreparedContextSource => {
+    const repo = header(req, 'x-sous-repo');
     if (repo === undefined) return homeContext();
     if (!config.proxy.allow_repo_override) throw new GatewayError('forbidden', 'X-Sous-Repo is refused: this proxy serves one repository; set proxy.allow_repo_override = true to let requests choose another', 'header.x-sous-repo');
     if (!path.isAbsolute(repo) || !fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new GatewayError('invalid_request', 'X-Sous-Repo must be the absolute path of a repository directory on the proxy machine', 'header.x-sous-repo');
@@ -131,16 +141,16 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
     return source;
   };
 
-  app.post('/v1/chat/completions', async (req: Request, res: Response) => {
-    const started = performance.now();
+  /** One chat request, its body parsed (by express, or by the fast lane); `started` = when it arrived. */
+  const chat = async (req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown, started: number): Promise<void> => {
     let beforeForward = 0;
     try {
       authorize(req);
-      const { error, value } = chatBody.validate(req.body, { abortEarly: true, convert: false });
+      const { error, value } = chatBody.validate(parsed, { abortEarly: true, convert: false });
       if (error) throw joiError(error, 'body');
       const body = value as ChatBody;
       const client = clientOf(req);
-      const upstream = chooseUpstream(config, body.model, req.get('x-sous-backend'), env);
+      const upstream = chooseUpstream(config, body.model, header(req, 'x-sous-backend'), env);
       const passthrough = config.gateway.passthrough.enabled;
       const policy = injectionPolicy(config);
       const trace: ContextTrace = { at: new Date().toISOString(), model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
@@ -186,13 +196,16 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
     } catch (err) {
       sendOpenAiError(res, err);
     }
-  });
+  };
+
+  chatFastLane(app, PROXY_BODY_LIMIT_BYTES, chat);
+  app.post('/v1/chat/completions', (req: Request, res: Response) => chat(req, res, req.body, performance.now()));
 
   app.get('/v1/models', async (req: Request, res: Response) => {
     const started = performance.now();
     try {
       authorize(req);
-      const upstream = chooseUpstream(config, undefined, req.get('x-sous-backend'), env);
+      const upstream = chooseUpstream(config, undefined, header(req, 'x-sous-backend'), env);
       const own = performance.now() - started;
       await forwarder.forward(res, {
         upstream,

@@ -1,9 +1,6 @@
 import { startSurface, type RunningSurface } from '@sous/http';
 import { processPaths, type ProcessOptions } from '@sous/runtime';
-import { gatewayRoutes, type GatewayHandle, type GatewayOptions } from './routes';
-
-/** Request body limit of the proxy: chat requests carry whole conversations and images as data URLs. */
-export const PROXY_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+import { gatewayRoutes, PROXY_BODY_LIMIT_BYTES, type GatewayHandle, type GatewayOptions } from './routes';
 
 /**
  * Starts the chat-completions proxy process (spec 4.4, default port 8471): the Sous HTTP kit's

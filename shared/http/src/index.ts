@@ -4,6 +4,8 @@ export { hostGuard, originGuard, hostAllowed, fromForeignPage, configHostPolicy 
 export type { HostPolicy, GuardHeaders } from './guards';
 export { errorHandler, notFoundHandler, toApiError, validate, refuseUnsafeJson } from './errors';
 export { outageError } from './outage';
+export { addFastLane } from './fast-lane';
+export type { FastLane } from './fast-lane';
 export { listen, portFree, findFreePort, boundPort, closeServer, holdStream, isLoopbackHost, PortInUseError } from './listen';
 export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface, SurfaceHealth, DegradedReason } from './surface';
