@@ -237,6 +237,25 @@ test('upstream errors and timeouts come back OpenAI-shaped', async () => {
   expect(hang.json.error.message).toMatch(/did not answer within 2 s/);
   expect(Date.now() - started).toBeLessThan(15_000);
 
+  // A client that hangs up ends the upstream request too (no model generating for nobody).
+  const before = routed.abandoned;
+  const gone = new AbortController();
+  const leaving = openai.chat.completions.create({ model: 'fake-hang', messages: [{ role: 'user', content: 'leaving' }] }, { signal: gone.signal });
+  await until(() => (routed.received.some((r) => JSON.stringify(r.body?.messages ?? '').includes('leaving')) ? true : undefined), 10_000, 20);
+  gone.abort();
+  await expect(leaving).rejects.toThrow();
+  await until(() => (routed.abandoned > before ? true : undefined), 1_500, 20);
+
+  // A stream the upstream drops midway ends with an error event the client reports, after what had arrived.
+  const cut = await openai.chat.completions.create({ model: 'fake-cut', stream: true, messages: [{ role: 'user', content: 'cut' }] });
+  const seen: string[] = [];
+  await expect(
+    (async () => {
+      for await (const chunk of cut) seen.push(chunk.choices[0]?.delta?.content ?? '');
+    })(),
+  ).rejects.toThrow(/upstream route:fake- .*cannot be reached/);
+  expect(seen).toEqual(['partial']);
+
   await expect(client(proxyPort, { 'x-sous-backend': 'down' }).chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'down' }] })).rejects.toMatchObject({ status: 502, code: 'upstream_unreachable' });
 }, 60_000);
 

@@ -75,6 +75,26 @@ async function load(count, rate, send) {
   return { direct, proxied };
 }
 
+/** CPU time (user + system, ms) a process has used, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The proxy process itself: `sous proxy` runs it as its only child. */
+function proxyPid(cliPid) {
+  try {
+    const children = fs.readFileSync(`/proc/${cliPid}/task/${cliPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return children.length === 1 ? Number(children[0]) : cliPid;
+  } catch {
+    return cliPid;
+  }
+}
+
 function startUpstream() {
   const child = spawn(process.execPath, [path.join(__dirname, 'proxy', 'fake-upstream.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -123,7 +143,9 @@ async function run(args) {
 
     const send = (b) => (which) => post(which === 'direct' ? upstream.port : proxyPort, b);
     await load(WARMUP, opts.rate, send(body));
+    const cpuBefore = cpuMs(proxyPid(proxy.pid));
     const flat = await load(opts.rate * opts.seconds, opts.rate, send(body));
+    const cpuPerRequest = cpuBefore === undefined ? NaN : (cpuMs(proxyPid(proxy.pid)) - cpuBefore) / flat.proxied.length;
     await load(20, STREAM_RATE, send(streamBody));
     const streams = await load(opts.streams, STREAM_RATE, send(streamBody));
 
@@ -143,6 +165,7 @@ async function run(args) {
       added_p99_ms: round(p(flat.proxied, 'ms', 99) - p(flat.direct, 'ms', 99)),
       overhead_header_p50_ms: round(p(flat.proxied, 'overhead', 50)),
       overhead_header_p99_ms: round(p(flat.proxied, 'overhead', 99)),
+      proxy_cpu_ms_per_request: round(cpuPerRequest),
       streams_per_path: streams.direct.length,
       ttft_direct_p50_ms: round(p(streams.direct, 'first', 50)),
       ttft_proxy_p50_ms: round(p(streams.proxied, 'first', 50)),
@@ -161,6 +184,7 @@ async function run(args) {
           [`chat p50 (${opts.rate} req/s)`, `${result.direct_p50_ms} ms`, `${result.proxy_p50_ms} ms`, `${result.added_p50_ms} ms`, `≤ ${TARGETS.addedP50Ms} ms`],
           [`chat p99 (${opts.rate} req/s)`, `${result.direct_p99_ms} ms`, `${result.proxy_p99_ms} ms`, `${result.added_p99_ms} ms`, `≤ ${TARGETS.addedP99Ms} ms`],
           ['X-Sous-Overhead-Ms p50 / p99', '', '', `${result.overhead_header_p50_ms} / ${result.overhead_header_p99_ms} ms`, ''],
+          ['proxy CPU per request', '', '', `${result.proxy_cpu_ms_per_request} ms`, ''],
           ['stream TTFT p50', `${result.ttft_direct_p50_ms} ms`, `${result.ttft_proxy_p50_ms} ms`, `${result.ttft_added_p50_ms} ms`, `within ${TARGETS.ttftMs} ms`],
           ['stream TTFT p99 added', '', '', `${result.ttft_added_p99_ms} ms`, ''],
         ]),

@@ -4,7 +4,8 @@
  * stream, with tool calls when the request offers tools. The model name scripts failures:
  *  - `*-status-<code>`: answers that status with an OpenAI error body;
  *  - `*-html-<code>`: answers that status with an HTML page (a broken gateway in front of it);
- *  - `*-hang`: never answers (close() ends it).
+ *  - `*-hang`: never answers (close() ends it);
+ *  - `*-cut`: starts a stream, sends one chunk, then drops the connection.
  * Real HTTP over loopback; the stand-in for a model runtime that cannot run here.
  */
 import * as http from 'node:http';
@@ -21,6 +22,8 @@ export interface FakeUpstream {
   /** e.g. http://127.0.0.1:5555/v1 */
   baseUrl: string;
   received: ReceivedRequest[];
+  /** Held (`*-hang`) requests whose connection the proxy closed. */
+  abandoned: number;
   /** The answer text chat requests get (split into `chunks` stream events). */
   answer: string;
   close(): Promise<void>;
@@ -44,7 +47,7 @@ function chunkText(text: string, n: number): string[] {
 export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<FakeUpstream> {
   const received: ReceivedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
-  const fake: Partial<FakeUpstream> = { received, answer: `answer from ${options.name}` };
+  const fake: Partial<FakeUpstream> = { received, answer: `answer from ${options.name}`, abandoned: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -76,8 +79,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
         res.end('<html><body><h1>Bad Gateway</h1></body></html>');
         return;
       }
+      if (model.endsWith('-cut')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ id: 'cut', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content: 'partial' }, finish_reason: null }] })}\n\n`);
+        setTimeout(() => res.socket?.destroy(), 50);
+        return;
+      }
       if (model.endsWith('-hang')) {
         hanging.add(res);
+        res.once('close', () => {
+          if (!res.writableEnded) fake.abandoned = (fake.abandoned ?? 0) + 1;
+        });
         return;
       }
       const id = `chatcmpl-${received.length}`;

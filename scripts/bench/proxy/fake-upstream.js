@@ -13,6 +13,9 @@ const chunk = (content) => `data: ${JSON.stringify({ id: 'chatcmpl-bench', objec
 
 const server = http.createServer((req, res) => {
   const parts = [];
+  // A peer that resets the connection (a client gone) must not stop the upstream.
+  req.on('error', () => undefined);
+  res.on('error', () => undefined);
   req.on('data', (c) => parts.push(c));
   req.on('end', () => {
     if (req.method === 'GET') {

@@ -5,6 +5,7 @@
  * OpenAI-shaped errors of errors.ts.
  */
 import type * as http from 'node:http';
+import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from './errors';
 import type { Upstream } from './routing';
@@ -67,25 +68,54 @@ export function upstreamFailure(err: unknown, upstream: Upstream, timeoutMs: num
   return new GatewayError('upstream_unreachable', `${where} cannot be reached (${code}); check that it runs and the URL in the config`, 'upstream');
 }
 
-/** Reads at most MAX_ERROR_BODY_BYTES of an upstream body. */
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    if (size + buf.length > MAX_ERROR_BODY_BYTES) {
-      chunks.push(buf.subarray(0, MAX_ERROR_BODY_BYTES - size));
-      body.destroy();
-      break;
+/** Collects at most MAX_ERROR_BODY_BYTES of an upstream error body (an error is never streamed). */
+class ErrorBody extends Writable {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    if (this.size < MAX_ERROR_BODY_BYTES) {
+      const part = chunk.subarray(0, MAX_ERROR_BODY_BYTES - this.size);
+      this.chunks.push(part);
+      this.size += part.length;
     }
-    chunks.push(buf);
-    size += buf.length;
+    done();
   }
-  return Buffer.concat(chunks).toString('utf8');
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * Relays an SSE stream to the client chunk by chunk (with the client's backpressure). When the
+ * upstream fails mid-stream it ends the stream with one last event carrying the error, which an
+ * OpenAI client reports, instead of a bare reset.
+ */
+class SseRelay extends Writable {
+  constructor(
+    private readonly res: http.ServerResponse,
+    private readonly failure: (err: Error) => GatewayError,
+  ) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    if (this.res.write(chunk)) done();
+    else this.res.once('drain', () => done());
+  }
+  override _final(done: (err?: Error | null) => void): void {
+    this.res.end();
+    done();
+  }
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    if (!this.res.writableEnded && !this.res.destroyed) {
+      if (err) this.res.end(`data: ${JSON.stringify(this.failure(err).toBody())}\n\n`);
+      else this.res.destroy();
+    }
+    done(err);
+  }
 }
 
 /** An upstream's error answer as an OpenAI-shaped body: passed as it came when it is one already. */
-function errorBody(text: string, status: number, upstream: Upstream): string {
+function openAiErrorText(text: string, status: number, upstream: Upstream): string {
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown } };
     if (typeof json?.error?.message === 'string') return text;
@@ -100,63 +130,62 @@ function errorBody(text: string, status: number, upstream: Upstream): string {
 export class Forwarder {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
 
-  /** Sends the request upstream and the answer to `res`; resolves when the answer is complete or the client left. */
+  /**
+   * Sends the request upstream and the answer to `res` (undici's `stream`: the body is written
+   * straight into the response, no intermediate stream); resolves when the answer is complete or
+   * the client left.
+   */
   async forward(res: http.ServerResponse, req: ForwardRequest): Promise<ForwardOutcome> {
     const sent = performance.now();
     const abort = new AbortController();
+    let status = 0;
+    let upstreamMs = 0;
+    let errorBody: ErrorBody | undefined;
+    let relay: SseRelay | undefined;
     // The client hung up: stop the upstream work too (a model generating for nobody).
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
+      relay?.destroy();
     };
     res.once('close', onClose);
-    let answer: Dispatcher.ResponseData;
     try {
-      answer = await this.agent.request({
-        origin: req.url.origin,
-        path: req.url.pathname + req.url.search,
-        method: req.method,
-        headers: headersFor(req),
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-        signal: abort.signal,
-      });
+      await this.agent.stream(
+        {
+          origin: req.url.origin,
+          path: req.url.pathname + req.url.search,
+          method: req.method,
+          headers: headersFor(req),
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+          signal: abort.signal,
+        },
+        ({ statusCode, headers }) => {
+          status = statusCode;
+          upstreamMs = performance.now() - sent;
+          if (statusCode >= 400) return (errorBody = new ErrorBody());
+          res.writeHead(statusCode, answerHeadersFrom(headers, req.answerHeaders()));
+          if (!String(headers['content-type'] ?? '').startsWith('text/event-stream')) return res;
+          return (relay = new SseRelay(res, (err) => upstreamFailure(err, req.upstream, req.timeoutMs)));
+        },
+      );
     } catch (err) {
-      res.off('close', onClose);
       if (abort.signal.aborted) return { status: 499, upstreamMs: performance.now() - sent };
-      if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) throw new GatewayError('invalid_request', `the request cannot be forwarded: ${err.message}`, 'header');
-      throw upstreamFailure(err, req.upstream, req.timeoutMs);
+      if (status === 0) {
+        if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) throw new GatewayError('invalid_request', `the request cannot be forwarded: ${err.message}`, 'header');
+        throw upstreamFailure(err, req.upstream, req.timeoutMs);
+      }
+      // Failed after the answer started: a stream got its last error event (SseRelay); a JSON answer
+      // was cut by undici destroying the response (a truncated body must not look whole).
+      if (errorBody === undefined) return { status, upstreamMs };
+    } finally {
+      res.off('close', onClose);
     }
-    const upstreamMs = performance.now() - sent;
-    const status = answer.statusCode;
-    if (status >= 400) {
-      const text = errorBody(await readCapped(answer.body).catch(() => ''), status, req.upstream);
+    if (errorBody !== undefined) {
+      const text = openAiErrorText(errorBody.text(), status, req.upstream);
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...req.answerHeaders() });
       res.end(text);
-      res.off('close', onClose);
-      return { status, upstreamMs };
     }
-    res.writeHead(status, answerHeadersFrom(answer.headers, req.answerHeaders()));
-    const streaming = String(answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-    await new Promise<void>((resolve) => {
-      const body = answer.body;
-      body.once('end', () => {
-        res.end();
-        resolve();
-      });
-      body.once('error', (err) => {
-        // Headers are sent: a stream gets a last SSE event saying what failed; a JSON answer is cut (a truncated body must not look whole).
-        if (streaming && !res.destroyed) res.end(`data: ${JSON.stringify(upstreamFailure(err, req.upstream, req.timeoutMs).toBody())}\n\n`);
-        else res.destroy();
-        resolve();
-      });
-      res.once('close', () => {
-        if (!body.destroyed) body.destroy();
-        resolve();
-      });
-      body.pipe(res, { end: false });
-    });
-    res.off('close', onClose);
     return { status, upstreamMs };
   }
 
