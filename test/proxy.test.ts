@@ -256,7 +256,9 @@ test('upstream errors and timeouts come back OpenAI-shaped', async () => {
   ).rejects.toThrow(/upstream route:fake- .*cannot be reached/);
   expect(seen).toEqual(['partial']);
 
-  await expect(client(proxyPort, { 'x-sous-backend': 'down' }).chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'down' }] })).rejects.toMatchObject({ status: 502, code: 'upstream_unreachable' });
+  await expect(client(proxyPort, { 'x-sous-backend': 'down', 'x-sous-client': 'agent-down' }).chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'down' }] })).rejects.toMatchObject({ status: 502, code: 'upstream_unreachable' });
+  // A failed request is traced with the status the client got.
+  expect((await rawRequest({ port: proxyPort, path: '/v1/traces?client=agent-down' })).json.traces[0]).toMatchObject({ upstream: 'profile:down', status: 502 });
 }, 60_000);
 
 test('bad input is a 4xx JSON error naming what and where', async () => {

@@ -144,6 +144,8 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   /** One chat request, its body parsed (by express, or by the fast lane); `started` = when it arrived. */
   const chat = async (req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown, started: number): Promise<void> => {
     let beforeForward = 0;
+    // Set once the request is accepted: a request that then fails upstream is traced with the status it got.
+    let traced: { client: string; trace: ContextTrace } | undefined;
     try {
       authorize(req);
       const { error, value } = chatBody.validate(parsed, { abortEarly: true, convert: false });
@@ -154,6 +156,7 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
       const passthrough = config.gateway.passthrough.enabled;
       const policy = injectionPolicy(config);
       const trace: ContextTrace = { at: new Date().toISOString(), model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
+      traced = { client, trace };
       let outgoing: ChatBody = body;
       if (!passthrough) {
         const context = contextOf(req);
@@ -195,6 +198,11 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
       traces.record(client, trace);
     } catch (err) {
       sendOpenAiError(res, err);
+      if (traced !== undefined) {
+        traced.trace.status = res.statusCode;
+        traced.trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
+        traces.record(traced.client, traced.trace);
+      }
     }
   };
 
