@@ -240,11 +240,13 @@ test('upstream errors and timeouts come back OpenAI-shaped', async () => {
   // A client that hangs up ends the upstream request too (no model generating for nobody).
   const before = routed.abandoned;
   const gone = new AbortController();
-  const leaving = openai.chat.completions.create({ model: 'fake-hang', messages: [{ role: 'user', content: 'leaving' }] }, { signal: gone.signal });
+  const leaving = client(proxyPort, { 'x-sous-client': 'agent-leaving' }).chat.completions.create({ model: 'fake-hang', messages: [{ role: 'user', content: 'leaving' }] }, { signal: gone.signal });
   await until(() => (routed.received.some((r) => JSON.stringify(r.body?.messages ?? '').includes('leaving')) ? true : undefined), 10_000, 20);
   gone.abort();
   await expect(leaving).rejects.toThrow();
-  await until(() => (routed.abandoned > before ? true : undefined), 1_500, 20);
+  await until(() => (routed.abandoned > before ? true : undefined), 10_000, 20);
+  // Ended by the client leaving (499), not by the upstream timeout (504).
+  expect((await until(async () => (await rawRequest({ port: proxyPort, path: '/v1/traces?client=agent-leaving' })).json.traces[0], 10_000, 50)).status).toBe(499);
 
   // A stream the upstream drops midway ends with an error event the client reports, after what had arrived.
   const cut = await openai.chat.completions.create({ model: 'fake-cut', stream: true, messages: [{ role: 'user', content: 'cut' }] });
