@@ -127,9 +127,10 @@ describe(`fuzz: malformed requests to every route and MCP tool (seed ${SEED})`, 
     context = await startContextSurface('context', options, { workers: 1 });
     // The proxy forwards to a fake model backend of ours (a chat request that passes validation gets
     // an answer, not a 502) and passes through without injecting: the daemon's state must not change.
-    upstream = await startFakeBackend();
+    const backend = await startFakeBackend();
+    upstream = backend;
     proxy = await startSurface('proxy', options, (app, config, logger) => {
-      gateway = gatewayRoutes(app, { config: { ...config, backend: { ...config.backend, base_url: upstream.baseUrl }, gateway: { ...config.gateway, passthrough: { enabled: true } } }, root: repo, logger });
+      gateway = gatewayRoutes(app, { config: { ...config, backend: { ...config.backend, base_url: backend.baseUrl }, gateway: { ...config.gateway, passthrough: { enabled: true } } }, root: repo, logger });
     });
     await settled();
     // Sorted, so request i picks the same card or job in every run of a seed.
