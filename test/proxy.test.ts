@@ -307,3 +307,15 @@ test('proxy.allow_repo_override lets a request name another repository; passthro
   expect(injected(receivedWith(routed, 'passthrough-marker'))).toEqual([]);
   expect((await rawRequest({ port: passPort, path: '/healthz' })).json).toMatchObject({ status: 'ok', service: 'proxy', policy: 'passthrough', prepared_context: null });
 }, 60_000);
+
+test('the proxy writes no prompt: a unique word sent through it appears in no log under .sous', async () => {
+  const word = `zebraquill${Date.now()}`;
+  const r = await post(proxyPort, { model: 'fake-private', messages: [{ role: 'user', content: `explain ${word} please` }] }, { 'x-sous-client': 'agent-private' });
+  expect(r.status).toBe(200);
+  // Let the missed prompt be prepared by the daemon (and logged, if anything logged it).
+  await until(async () => ((await rawRequest({ port: daemonPort, path: '/v1/resolutions/last?client=agent-private' })).status === 200 ? true : undefined), 20_000, 50);
+  const logs = path.join(repo, '.sous', 'logs');
+  const files = fs.readdirSync(logs).map((f) => path.join(logs, f));
+  expect(files.some((f) => path.basename(f).startsWith('proxy'))).toBe(true);
+  for (const file of files) expect({ file, found: fs.readFileSync(file, 'utf8').includes(word) }).toEqual({ file, found: false });
+}, 60_000);
