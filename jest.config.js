@@ -9,7 +9,7 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   // Shared packages resolve to their sources; services are started as processes or imported by path.
-  moduleNameMapper: { '^@sous/(protocol|logging|config|backend|store|jobs|setup|retrieval|engine|focus|http|runtime|mcp)$': '<rootDir>/shared/$1/src/index.ts' },
+  moduleNameMapper: { '^@sous/(protocol|logging|config|backend|store|jobs|setup|retrieval|engine|focus|http|runtime|mcp|gateway)$': '<rootDir>/shared/$1/src/index.ts' },
   setupFiles: ['<rootDir>/test/support/jest-env.js'],
   testTimeout: 60000,
   maxWorkers: 2,

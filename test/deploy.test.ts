@@ -246,7 +246,7 @@ describe('caddy/Caddyfile', () => {
     expect(res.stdout + res.stderr).toContain('Valid configuration');
   });
 
-  it('routes /v1/chat/* to the proxy, /v1/context to the context API and everything else to the daemon, on the site host over HTTPS', () => {
+  it('routes /v1/chat/*, /v1/models and /v1/traces to the proxy, /v1/context to the context API and everything else to the daemon, on the site host over HTTPS', () => {
     const servers = Object.values(adapt().apps.http.servers);
     expect(servers).toHaveLength(1);
     const server = servers[0];
@@ -255,7 +255,7 @@ describe('caddy/Caddyfile', () => {
     expect(proxies).toHaveLength(3);
     expect(proxies).toEqual(
       expect.arrayContaining([
-        { hosts: ['sous.localhost'], paths: ['/v1/chat/*'], dial: ['proxy:8471'] },
+        { hosts: ['sous.localhost'], paths: ['/v1/chat/*', '/v1/models', '/v1/traces'], dial: ['proxy:8471'] },
         { hosts: ['sous.localhost'], paths: ['/v1/context'], dial: ['context:8472'] },
         { hosts: ['sous.localhost'], paths: [], dial: ['daemon:8473'] },
       ]),

@@ -14,10 +14,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sousPaths } from '@sous/config';
-import { proxyRoutes, startContextSurface, startSurface, type RunningSurface } from '@sous/http';
+import { startContextSurface, startSurface, type RunningSurface } from '@sous/http';
+import { gatewayRoutes, type GatewayHandle } from '@sous/gateway';
 import { parseProcessOptions } from '@sous/runtime';
 import { startDaemon, type RunningDaemon } from '../services/daemon/src/daemon';
 import { gitSnapshot } from './support/cli';
+import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { answerProblem, describe as describeRequest, send } from './support/fuzz-client';
 import { fuzzRequest, type FuzzIds, type FuzzRequest, type FuzzTarget } from './support/fuzz-http';
 import { fuzzCall, type ListedTool } from './support/fuzz-mcp';
@@ -64,6 +66,8 @@ describe(`fuzz: malformed requests to every route and MCP tool (seed ${SEED})`, 
   let daemon: RunningDaemon;
   let context: RunningSurface;
   let proxy: RunningSurface;
+  let gateway: GatewayHandle | undefined;
+  let upstream: FakeBackend | undefined;
   let targets: FuzzTarget[];
   let ids: FuzzIds;
   let gitBefore: ReturnType<typeof gitSnapshot>;
@@ -121,7 +125,13 @@ describe(`fuzz: malformed requests to every route and MCP tool (seed ${SEED})`, 
     await until(async () => ((await rawRequest({ port: daemon.port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 90_000, 100);
     expect((await warmCycle(daemon.port)).state).toBe('completed');
     context = await startContextSurface('context', options, { workers: 1 });
-    proxy = await startSurface('proxy', options, proxyRoutes);
+    // The proxy forwards to a fake model backend of ours (a chat request that passes validation gets
+    // an answer, not a 502) and passes through without injecting: the daemon's state must not change.
+    const backend = await startFakeBackend();
+    upstream = backend;
+    proxy = await startSurface('proxy', options, (app, config, logger) => {
+      gateway = gatewayRoutes(app, { config: { ...config, backend: { ...config.backend, base_url: backend.baseUrl }, gateway: { ...config.gateway, passthrough: { enabled: true } } }, root: repo, logger });
+    });
     await settled();
     // Sorted, so request i picks the same card or job in every run of a seed.
     const cards = (await daemon.context.store.workProducts.list({ workspaceId: daemon.context.workspaceId, limit: 500 })).map((c) => c.id).sort();
@@ -136,6 +146,8 @@ describe(`fuzz: malformed requests to every route and MCP tool (seed ${SEED})`, 
 
   afterAll(async () => {
     await proxy?.close();
+    await gateway?.close();
+    await upstream?.close();
     await context?.close();
     await daemon?.close('test done');
     if (previousHome === undefined) delete process.env.SOUS_HOME;

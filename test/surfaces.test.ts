@@ -1,8 +1,8 @@
 /**
  * The proxy (8471) and context API (8472) processes are separate entry points, so the
  * three-container topology needs no redesign: each answers health, guards Host like the daemon,
- * and gives the documented error shape (the chat proxy's engine comes later: 501; the context API
- * without a daemon to read the index from: 503 saying what to start).
+ * and gives the documented error shape (the chat proxy refuses a body that is not a chat request, naming
+ * the field, docs/proxy.md; the context API without a daemon to read the index from: 503 saying what to start).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
@@ -26,7 +26,7 @@ function start(entry: string, args: string[]): { child: ChildProcess; stderr: ()
 }
 
 describe.each([
-  ['proxy', ENTRIES.proxy, [] as string[], '/v1/chat/completions', 501, 'not_implemented', /not available in this release/],
+  ['proxy', ENTRIES.proxy, [] as string[], '/v1/chat/completions', 400, 'invalid_request', /model.*is required/],
   ['proxy --context-only', ENTRIES.proxy, ['--context-only'], '/v1/context', 503, 'unavailable', /no daemon is running for .*; start it with: sous up/],
   ['context', ENTRIES.context, [] as string[], '/v1/context', 503, 'unavailable', /no daemon is running for .*; start it with: sous up/],
 ])('%s process', (_name, entry, extra, route, status, code, message) => {

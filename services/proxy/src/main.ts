@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * Chat-completions proxy (spec 4.4, default port 8471) and, with `--context-only`, the context API
- * (spec 4.5, port 8472). The chat proxy is a shell for now: health and the route's contract.
+ * Chat-completions proxy (spec 4.4, default port 8471; @sous/gateway, docs/proxy.md) and, with
+ * `--context-only`, the context API (spec 4.5, port 8472).
  */
 import { DEFAULT_CONTEXT_PORT, DEFAULT_PROXY_PORT, PRIVATE_UMASK } from '@sous/protocol';
-import { proxyRoutes, runSurfaceProcess, startContextSurface, startSurface } from '@sous/http';
+import { runSurfaceProcess, startContextSurface } from '@sous/http';
+import { startProxySurface } from '@sous/gateway';
 import { parseProcessOptions } from '@sous/runtime';
 
 process.umask(PRIVATE_UMASK);
@@ -17,4 +18,4 @@ try {
   process.exit(2);
 }
 const opts = options;
-runSurfaceProcess(() => (contextOnly ? startContextSurface('context', opts) : startSurface('proxy', opts, proxyRoutes)), 'proxy');
+runSurfaceProcess(() => (contextOnly ? startContextSurface('context', opts) : startProxySurface(opts)), 'proxy');

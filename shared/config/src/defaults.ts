@@ -80,6 +80,8 @@ export const DEFAULT_SEMANTIC_MODE = 'auto';
 export const DEFAULT_ADOPTION_PENDING_CONFIRM_SECONDS = 30;
 /** Spec 2.9: tier `capable` defaults to `local_balanced`. */
 export const DEFAULT_POLICY_BUNDLE = 'local_balanced';
+/** How long the proxy waits for an upstream's response headers, or for its next chunk (a local model's first token can be slow). */
+export const DEFAULT_UPSTREAM_TIMEOUT_SECONDS = 120;
 /** Default work style: Sous prepares for coding agents first. */
 export const DEFAULT_WORK_STYLE = 'coding';
 
@@ -100,7 +102,7 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     skill_roots: [...DEFAULT_SKILL_ROOTS],
     skills_loop: { enabled: true, max_feedback_events_per_cycle: DEFAULT_MAX_FEEDBACK_EVENTS_PER_CYCLE },
   },
-  gateway: { passthrough: { enabled: false }, routes: {} },
+  gateway: { passthrough: { enabled: false }, routes: {}, upstream_timeout_seconds: DEFAULT_UPSTREAM_TIMEOUT_SECONDS },
   proxy: { allow_repo_override: false },
   privacy: {
     allowed_paths: [...DEFAULT_ALLOWED_PATHS],

@@ -182,7 +182,6 @@ function row(key: string, shape: Shape, defaultValue: ConfigValue | undefined, d
 const C = D.DEFAULT_CONFIG;
 
 const NO_SKILLS = 'skill discovery and the skills feedback loop are not built in this release';
-const SHELL_PROXY = 'the chat-completions proxy is a shell in this release (health and the route contract only)';
 
 /**
  * Keys that are validated but read by nothing yet, with the reason. Checked by grepping services/ and
@@ -195,9 +194,6 @@ export const RESERVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
   'intent.skill_roots': NO_SKILLS,
   'intent.skills_loop.enabled': NO_SKILLS,
   'intent.skills_loop.max_feedback_events_per_cycle': NO_SKILLS,
-  'gateway.passthrough.enabled': SHELL_PROXY,
-  'gateway.routes.<model_prefix>': SHELL_PROXY,
-  'proxy.allow_repo_override': `${SHELL_PROXY}; it accepts no repository override`,
   'compute.device': 'Sous runs no local model itself; the model backend chooses its device',
   'compute.gpu_memory_fraction': 'Sous runs no local model itself and does not cap GPU memory; the model backend does',
   'exploration.backend': 'exploration uses exploration.endpoint when set, else backend.base_url; there is no separate local/remote switch',
@@ -243,7 +239,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
     ...row('gateway.routes.<model_prefix>', url(), undefined, 'Routes a model-name prefix to an upstream URL (none by default).'),
     kind: 'string',
   },
-  row('proxy.allow_repo_override', bool(), C.proxy.allow_repo_override, 'Allow a per-request repository override in the proxy.'),
+  row('gateway.upstream_timeout_seconds', int(1, 3_600), C.gateway.upstream_timeout_seconds, 'Seconds the proxy waits for an upstream to answer, or to send its next chunk, before answering 504 (docs/proxy.md).', true),
+  row('proxy.allow_repo_override', bool(), C.proxy.allow_repo_override, 'Allow a per-request repository override in the proxy (X-Sous-Repo header; docs/proxy.md).'),
   row('privacy.allowed_paths', globs(), [...C.privacy.allowed_paths], 'Globs of files Sous may read.'),
   row('privacy.excluded_patterns', globs(), [...C.privacy.excluded_patterns], 'Globs of files Sous never reads, even inside allowed_paths.'),
   row('privacy.redact_patterns', regexes(), [...C.privacy.redact_patterns], 'Regexes of key-like strings: redacted from output and refused as config values.'),

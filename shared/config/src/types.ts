@@ -53,7 +53,8 @@ export interface SousConfig {
     skill_roots: string[];
     skills_loop: { enabled: boolean; max_feedback_events_per_cycle: number };
   };
-  gateway: { passthrough: { enabled: boolean }; routes: Record<string, string> };
+  /** `upstream_timeout_seconds`: Sous addition, how long the proxy waits for an upstream's headers or its next chunk. */
+  gateway: { passthrough: { enabled: boolean }; routes: Record<string, string>; upstream_timeout_seconds: number };
   proxy: { allow_repo_override: boolean };
   privacy: { allowed_paths: string[]; excluded_patterns: string[]; redact_patterns: string[] };
   compute: {

@@ -4,10 +4,11 @@ export { hostGuard, originGuard, hostAllowed, fromForeignPage, configHostPolicy 
 export type { HostPolicy, GuardHeaders } from './guards';
 export { errorHandler, notFoundHandler, toApiError, validate, refuseUnsafeJson } from './errors';
 export { outageError } from './outage';
+export { addFastLane } from './fast-lane';
+export type { FastLane } from './fast-lane';
 export { listen, portFree, findFreePort, boundPort, closeServer, holdStream, isLoopbackHost, PortInUseError } from './listen';
 export { startSurface, runSurfaceProcess } from './surface';
 export type { RunningSurface, SurfaceHealth, DegradedReason } from './surface';
-export { proxyRoutes } from './pending-routes';
 export { contextRoutes } from './context-routes';
 export { contextAnswerItems } from './context-routes';
 export type { ContextSource, ContextSourceItem, ContextAnswerItem, ContextSemantic } from './context-routes';

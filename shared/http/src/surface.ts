@@ -34,7 +34,13 @@ export interface RunningSurface {
  * Starts a small Sous HTTP surface with the same guards, limits and error shape as the daemon:
  * `GET /healthz` plus the routes given. Reads the workspace config once (allowed hosts, redaction).
  */
-export async function startSurface(name: string, options: ProcessOptions, routes: (app: Express, config: SousConfig) => void, health: () => SurfaceHealth = () => ({ status: 'ok' })): Promise<RunningSurface> {
+export async function startSurface(
+  name: string,
+  options: ProcessOptions,
+  routes: (app: Express, config: SousConfig, logger: Logger) => void,
+  health: () => SurfaceHealth = () => ({ status: 'ok' }),
+  { bodyLimitBytes }: { bodyLimitBytes?: number } = {},
+): Promise<RunningSurface> {
   const paths = processPaths(options);
   const config = loadConfig(paths.config);
   const redact = compileRedactPatterns(config.privacy.redact_patterns);
@@ -42,6 +48,7 @@ export async function startSurface(name: string, options: ProcessOptions, routes
   let port = options.port;
   const app = createApp({
     logger,
+    ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...configHostPolicy(() => config, () => port),
     routes: (a) => {
       // Always 200 while the process serves: `status` says whether it is degraded, and why.
@@ -49,7 +56,7 @@ export async function startSurface(name: string, options: ProcessOptions, routes
         const { status, ...rest } = health();
         res.json({ status, service: name, version: SOUS_VERSION, ...rest });
       });
-      routes(a, config);
+      routes(a, config, logger);
     },
   });
   const server = await listen(app, options.host, options.port);

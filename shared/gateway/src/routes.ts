@@ -1,0 +1,253 @@
+/**
+ * The proxy's routes (spec 4.4; docs/proxy.md): `POST /v1/chat/completions` with prepared context
+ * injected, `GET /v1/models` passed through, `GET /v1/traces` (what was injected, per client).
+ * The request path does: key check → validate → choose the upstream → look the prompt up in the
+ * prepared context (in memory) → add the briefing → forward. A miss queues preparation and goes on.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type * as http from 'node:http';
+import type { Express, Request, Response } from 'express';
+import Joi from 'joi';
+import { sousPaths, type SousConfig } from '@sous/config';
+import type { Logger } from '@sous/logging';
+import { getBundle, type ContextInjection } from '@sous/setup';
+import { GatewayError, sendOpenAiError } from './errors';
+import { chatFastLane } from './fast-lane';
+import { Forwarder } from './forward';
+import { injectionBudget, POLICY_THRESHOLD, policyAccepts, promptOf, renderBriefing, withBriefing, type ChatMessage } from './injection';
+import { DaemonPreparedContext, type PreparedContextSource } from './prepared-context';
+import { chooseUpstream, upstreamUrl } from './routing';
+import { ANONYMOUS_CLIENT, TraceBook, type ContextTrace } from './traces';
+
+/** Environment variable holding the key clients must send, when the deployment wants one. */
+export const PROXY_API_KEY_ENV = 'SOUS_PROXY_API_KEY';
+/** Environment variable with the daemon's URL when it is not found through the workspace's run state (containers). */
+export const DAEMON_URL_ENV = 'SOUS_DAEMON_URL';
+/** Request body limit of the proxy: chat requests carry whole conversations and images as data URLs. */
+export const PROXY_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+/** Repositories whose prepared context is held at once under `proxy.allow_repo_override`. */
+const MAX_OVERRIDE_REPOS = 8;
+
+const clientId = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/);
+const chatBody = Joi.object({
+  model: Joi.string().min(1).max(256).required(),
+  messages: Joi.array()
+    .min(1)
+    .items(Joi.object({ role: Joi.string().min(1).max(64).required() }).unknown(true))
+    .required(),
+  stream: Joi.boolean().strict(),
+  max_tokens: Joi.number().integer().min(1).allow(null),
+  max_completion_tokens: Joi.number().integer().min(1).allow(null),
+})
+  .unknown(true)
+  .required();
+const tracesQuery = Joi.object({ client: clientId, limit: Joi.number().integer().min(1).max(50).default(20) });
+
+interface ChatBody {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  [field: string]: unknown;
+}
+
+export interface GatewayOptions {
+  config: SousConfig;
+  /** The workspace the proxy was started for. */
+  root: string;
+  /** Its state folder (where the daemon's run state is), default `<root>/.sous`. */
+  stateDir?: string;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Prepared context of a repository; default: read from that repository's daemon. */
+  preparedContext?: (root: string, stateDir?: string) => PreparedContextSource;
+}
+
+/** What the process needs back: health details and a clean stop. */
+export interface GatewayHandle {
+  health(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/** One request header as a string (repeated headers joined), or undefined. */
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function joiError(error: Joi.ValidationError, where: string): GatewayError {
+  const detail = error.details[0];
+  const field = detail && detail.path.length > 0 ? `${where}.${detail.path.join('.')}` : where;
+  return new GatewayError('invalid_request', detail?.message.replace(/"/g, '') ?? error.message, field);
+}
+
+/** The prepared context injection policy of the active bundle (spec 2.9). */
+export function injectionPolicy(config: SousConfig): ContextInjection {
+  return getBundle(config.policy.bundle).context_injection;
+}
+
+export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHandle {
+  const env = options.env ?? process.env;
+  const config = options.config;
+  const makeContext =
+    options.preparedContext ??
+    ((root: string, stateDir?: string) => {
+      const daemonUrl = root === options.root ? env[DAEMON_URL_ENV] || undefined : undefined;
+      return new DaemonPreparedContext({ paths: sousPaths(root, stateDir ? { stateDir } : {}), logger: options.logger, ...(daemonUrl !== undefined ? { daemonUrl } : {}) });
+    });
+  // Made at the first request that may inject: a passthrough proxy never reads the daemon.
+  let home: PreparedContextSource | undefined;
+  const homeContext = (): PreparedContextSource => (home ??= makeContext(options.root, options.stateDir));
+  const others = new Map<string, PreparedContextSource>();
+  const forwarder = new Forwarder();
+  const traces = new TraceBook();
+  const proxyKey = env[PROXY_API_KEY_ENV] || undefined;
+  const timeoutMs = config.gateway.upstream_timeout_seconds * 1000;
+
+  const authorize = (req: http.IncomingMessage) => {
+    if (proxyKey === undefined) return;
+    const sent = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
+    if (sent !== proxyKey) throw new GatewayError('unauthorized', `this proxy requires its API key (Authorization: Bearer <key>, the value of ${PROXY_API_KEY_ENV} where it runs)`, 'header.authorization');
+  };
+
+  const clientOf = (req: http.IncomingMessage): string => {
+    const sent = header(req, 'x-sous-client');
+    if (sent === undefined) return ANONYMOUS_CLIENT;
+    const { error, value } = clientId.validate(sent);
+    if (error) throw new GatewayError('invalid_request', 'X-Sous-Client must be 1-100 characters of letters, digits and . _ : @ / -', 'header.x-sous-client');
+    return value as string;
+  };
+
+  /** The prepared context for this request: the workspace's, or another repository's when overrides are allowed. */
+  const contextOf = (req: http.IncomingMessage): PreparedContextSource => {
+    const repo = header(req, 'x-sous-repo');
+    if (repo === undefined) return homeContext();
+    if (!config.proxy.allow_repo_override) throw new GatewayError('forbidden', 'X-Sous-Repo is refused: this proxy serves one repository; set proxy.allow_repo_override = true to let requests choose another', 'header.x-sous-repo');
+    if (!path.isAbsolute(repo) || !fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new GatewayError('invalid_request', 'X-Sous-Repo must be the absolute path of a repository directory on the proxy machine', 'header.x-sous-repo');
+    const root = path.resolve(repo);
+    if (root === options.root) return homeContext();
+    let source = others.get(root);
+    if (source === undefined) {
+      source = makeContext(root);
+      others.set(root, source);
+      if (others.size > MAX_OVERRIDE_REPOS) {
+        const [oldest, dropped] = others.entries().next().value as [string, PreparedContextSource];
+        dropped.close();
+        others.delete(oldest);
+      }
+    }
+    return source;
+  };
+
+  /** One chat request, its body parsed (by express, or by the fast lane); `started` = when it arrived. */
+  const chat = async (req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown, started: number): Promise<void> => {
+    let beforeForward = 0;
+    // Set once the request is accepted: a request that then fails upstream is traced with the status it got.
+    let traced: { client: string; trace: ContextTrace } | undefined;
+    try {
+      authorize(req);
+      const { error, value } = chatBody.validate(parsed, { abortEarly: true, convert: false });
+      if (error) throw joiError(error, 'body');
+      const body = value as ChatBody;
+      const client = clientOf(req);
+      const upstream = chooseUpstream(config, body.model, header(req, 'x-sous-backend'), env);
+      const passthrough = config.gateway.passthrough.enabled;
+      const policy = injectionPolicy(config);
+      const trace: ContextTrace = { at: new Date().toISOString(), model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
+      traced = { client, trace };
+      let outgoing: ChatBody = body;
+      if (!passthrough) {
+        const context = contextOf(req);
+        const prompt = promptOf(body.messages);
+        const match = prompt === '' ? undefined : context.lookup(prompt, POLICY_THRESHOLD[policy]);
+        if (match === undefined) {
+          trace.context = 'miss';
+          // adopted_package_only can only ever use an adopted prediction: preparing a miss would be wasted.
+          if (prompt !== '' && policy !== 'adopted_package_only') context.prepare(prompt, client === ANONYMOUS_CLIENT ? undefined : client);
+        } else {
+          trace.entry_id = match.entry.id;
+          trace.similarity = Math.round(match.similarity * 1000) / 1000;
+          const reserved = body.max_completion_tokens ?? body.max_tokens ?? 0;
+          trace.budget_tokens = injectionBudget(body.model, JSON.stringify(body.messages).length, reserved);
+          const briefing = policyAccepts(policy, match) && trace.budget_tokens > 0 ? renderBriefing(policy, match, trace.budget_tokens) : undefined;
+          if (briefing === undefined) trace.context = 'skipped';
+          else {
+            trace.context = 'hit';
+            trace.injected_tokens = briefing.tokens;
+            trace.paths = briefing.paths;
+            outgoing = { ...body, messages: withBriefing(body.messages, briefing.text) };
+          }
+        }
+      }
+      const payload = JSON.stringify(outgoing);
+      beforeForward = performance.now() - started;
+      const outcome = await forwarder.forward(res, {
+        upstream,
+        url: upstreamUrl(upstream.baseUrl, '/chat/completions'),
+        method: 'POST',
+        clientHeaders: req.headers,
+        forwardClientAuthorization: proxyKey === undefined,
+        body: payload,
+        timeoutMs,
+        answerHeaders: () => ({ 'x-sous-overhead-ms': beforeForward.toFixed(3), 'x-sous-context': trace.context }),
+      });
+      trace.status = outcome.status;
+      trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
+      traces.record(client, trace);
+    } catch (err) {
+      sendOpenAiError(res, err);
+      if (traced !== undefined) {
+        traced.trace.status = res.statusCode;
+        traced.trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
+        traces.record(traced.client, traced.trace);
+      }
+    }
+  };
+
+  chatFastLane(app, PROXY_BODY_LIMIT_BYTES, chat);
+  app.post('/v1/chat/completions', (req: Request, res: Response) => chat(req, res, req.body, performance.now()));
+
+  app.get('/v1/models', async (req: Request, res: Response) => {
+    const started = performance.now();
+    try {
+      authorize(req);
+      const upstream = chooseUpstream(config, undefined, header(req, 'x-sous-backend'), env);
+      const own = performance.now() - started;
+      await forwarder.forward(res, {
+        upstream,
+        url: upstreamUrl(upstream.baseUrl, '/models'),
+        method: 'GET',
+        clientHeaders: req.headers,
+        forwardClientAuthorization: proxyKey === undefined,
+        timeoutMs,
+        answerHeaders: () => ({ 'x-sous-overhead-ms': own.toFixed(3) }),
+      });
+    } catch (err) {
+      sendOpenAiError(res, err);
+    }
+  });
+
+  app.get('/v1/traces', (req: Request, res: Response) => {
+    try {
+      authorize(req);
+      const { error, value } = tracesQuery.validate(req.query, { abortEarly: true });
+      if (error) throw joiError(error, 'query');
+      const q = value as { client?: string; limit: number };
+      const client = q.client ?? clientOf(req);
+      res.json({ client, traces: traces.list(client, q.limit) });
+    } catch (err) {
+      sendOpenAiError(res, err);
+    }
+  });
+
+  return {
+    health: () => ({ policy: config.gateway.passthrough.enabled ? 'passthrough' : injectionPolicy(config), prepared_context: home?.status() ?? null }),
+    async close() {
+      home?.close();
+      for (const source of others.values()) source.close();
+      await forwarder.close();
+    },
+  };
+}
