@@ -2,8 +2,10 @@
  * The prediction registry (spec 2.4; docs/predictions.md): what the user is likely to ask next, each
  * with a prepared briefing, kept in the store across cycles and restarts. Sources implemented: `goal`
  * (one per active goal), `arc` (the area of the latest edits), `composer_intent` (one per composer
- * session with a draft in progress; composer-intent.ts) and `pattern` (recurring kinds of change;
- * patterns.ts). Invalidation signals demote the
+ * session with a draft in progress; composer-intent.ts), `pattern` (recurring kinds of change;
+ * patterns.ts) and `history` (past requests and their feedback; history.ts). The policy bundle's goal
+ * weighting and drafting dimensions set goal weights and how many inferred predictions are kept
+ * (policy.ts); `category_shift` comes from resolve (category.ts). Invalidation signals demote the
  * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
  * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
  */
@@ -12,7 +14,10 @@ import { EngineError } from '../errors';
 import { DRAFT_ENDING_STATES } from '@sous/protocol';
 import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
 import { DRAFTING_STATES, composerContext, type ComposerSignal } from './composer-intent';
-import { reconcilePatterns, type CommitNames } from './patterns';
+import { PATTERN_KEEP, reconcilePatterns, type CommitNames } from './patterns';
+import { HISTORY_KEEP, HISTORY_WINDOW, historyEntries, reconcileHistory } from './history';
+import { categoryOf, type CategoryShift } from './category';
+import { DEFAULT_INTENT_POLICY, scaledKeep, type IntentPolicy } from './policy';
 
 /** One ranked evidence item of a briefing: where and why, never file contents. */
 export interface BriefingItem {
@@ -45,6 +50,10 @@ export interface PredictionView {
   adoption: Adoption['status'] | null;
   /** When a pending adoption is confirmed unless contradicted first, else null. */
   adoption_confirm_at: string | null;
+  /** The area its briefing (else its evidence) points at: what `category_shift` compares (docs/predictions.md). */
+  category: string | null;
+  /** For a `history` prediction: the sha256 of the past request's sorted words, which a repeat matches; else null. */
+  prompt_key: string | null;
   /** Path → sha256 the prediction was made against (null: the file did not exist). */
   evidence: PathHashes;
   briefing: Briefing | null;
@@ -69,6 +78,8 @@ export interface PredictionsOptions {
   now?(): Date;
   /** The newest commits (subjects and in-scope names) for the `pattern` source; without it, no patterns. */
   commits?(): Promise<CommitNames[]>;
+  /** The active bundle's goal weighting and drafting (policy.ts), read on each use. Default: local_balanced's. */
+  policy?(): IntentPolicy;
 }
 
 /** An adoption under refinement: pending until `confirm_at`, then confirmed, or withdrawn when contradicted. */
@@ -76,11 +87,19 @@ interface Adoption {
   status: 'pending' | 'confirmed' | 'withdrawn';
   confirm_at?: string;
 }
-type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string; adoption?: Adoption };
+type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string; adoption?: Adoption; category?: string | null; prompt_key?: string };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
 /** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
 const ARC_KEEP = 20;
+
+/** The category a prediction was prepared for: stored at preparation, else read from its briefing or evidence paths. */
+function categoryOfRow(row: PredictionRow): string | null {
+  const d = row.details as Details;
+  if (typeof d.category === 'string') return d.category;
+  const paths = d.briefing?.items.map((i) => i.path) ?? Object.keys(row.pathHashes);
+  return categoryOf(paths) ?? null;
+}
 
 export function predictionView(row: PredictionRow): PredictionView {
   const d = row.details as Details;
@@ -96,6 +115,8 @@ export function predictionView(row: PredictionRow): PredictionView {
     composer_event_id: d.composer_event_id ?? null,
     adoption: d.adoption?.status ?? (row.state === 'adopted' ? 'confirmed' : null),
     adoption_confirm_at: d.adoption?.status === 'pending' ? (d.adoption.confirm_at ?? null) : null,
+    category: categoryOfRow(row),
+    prompt_key: d.prompt_key ?? null,
     evidence: row.pathHashes as PathHashes,
     briefing: d.briefing ?? null,
     created_at: row.createdAt.toISOString(),
@@ -110,6 +131,8 @@ function byWeight(rows: PredictionRow[]): PredictionView[] {
 
 export class Predictions {
   private chain: Promise<unknown> = Promise.resolve();
+  /** Whether a pending adoption may exist (unknown at start): when not, no call reads adopted rows to confirm them. */
+  private pendingMayExist = true;
 
   constructor(private readonly options: PredictionsOptions) {}
 
@@ -118,6 +141,18 @@ export class Predictions {
     return this.serial(async () => {
       await this.confirmDueNow();
       return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
+    });
+  }
+
+  /**
+   * What resolve may serve a prepared briefing from: ready and adopted predictions that hold one,
+   * most weight first. One store read on the hot path (two only while an adoption is pending).
+   */
+  candidates(): Promise<PredictionView[]> {
+    return this.serial(async () => {
+      await this.confirmDueNow();
+      const rows = await this.options.store.predictions.list(this.options.workspaceId, { states: ['ready', 'adopted'], limit: 500 });
+      return byWeight(rows.filter((r) => (r.details as Details).briefing));
     });
   }
 
@@ -210,6 +245,7 @@ export class Predictions {
     if (refinement?.enabled) {
       const confirmAt = new Date(this.now().getTime() + refinement.confirmSeconds * 1000).toISOString();
       const adoption: Adoption = { status: 'pending', confirm_at: confirmAt };
+      this.pendingMayExist = true;
       return (await this.options.store.predictions.update(row.id, { state: 'adopted', details: { ...row.details, adoption } })) ?? row;
     }
     return this.confirmRow({ ...row, state: 'adopted' });
@@ -217,12 +253,17 @@ export class Predictions {
 
   /** Pending adoptions whose window has passed uncontradicted are confirmed (no timer: every registry call checks). */
   private async confirmDueNow(): Promise<void> {
+    if (!this.pendingMayExist) return;
     const adopted = await this.options.store.predictions.list(this.options.workspaceId, { states: ['adopted'], limit: 500 });
     const now = this.now().getTime();
+    let pending = false;
     for (const row of adopted) {
       const adoption = (row.details as Details).adoption;
-      if (adoption?.status === 'pending' && Date.parse(adoption.confirm_at ?? '') <= now) await this.confirmRow(row);
+      if (adoption?.status !== 'pending') continue;
+      if (Date.parse(adoption.confirm_at ?? '') <= now) await this.confirmRow(row);
+      else pending = true;
     }
+    this.pendingMayExist = pending;
   }
 
   /** An adoption takes effect: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
@@ -272,7 +313,39 @@ export class Predictions {
   private async patternsNow(): Promise<void> {
     if (!this.options.commits) return;
     const deps = { store: this.options.store, workspaceId: this.options.workspaceId, all: () => this.all(), hashes: (p: string[]) => this.hashes(p), prepare: (r: PredictionRow) => this.prepare(r) };
-    await reconcilePatterns(deps, await this.options.commits());
+    await reconcilePatterns(deps, await this.options.commits(), scaledKeep(PATTERN_KEEP, this.policy().drafting));
+  }
+
+  /**
+   * Rebuilds the `history` source from the newest resolutions and their feedback (history.ts); the
+   * daemon calls it at start, after feedback and after a composer event is attributed to a resolution.
+   */
+  history(): Promise<void> {
+    return this.serial(async () => {
+      if (!this.mayRead()) return;
+      const { store, workspaceId } = this.options;
+      const rows = await store.resolutions.recent(workspaceId, HISTORY_WINDOW);
+      const feedback = await store.feedback.listForResolutions(rows.map((r) => r.id));
+      const deps = { store, workspaceId, all: () => this.all(), hashes: (p: string[]) => this.hashes(p) };
+      await reconcileHistory(deps, historyEntries(rows, feedback), scaledKeep(HISTORY_KEEP, this.policy().drafting));
+    });
+  }
+
+  /**
+   * A `category_shift` (category.ts): the requests moved from area `from` to area `to`. Live
+   * inferred predictions (arc, pattern, history, composer_intent) prepared for `from` are demoted,
+   * lose their briefing and go stale; goal predictions stay (a declared goal outranks what the
+   * requests look like). The signal is logged (areas and counts only). Resolves to how many went stale.
+   */
+  categoryShift(shift: CategoryShift): Promise<number> {
+    return this.serial(async () => {
+      const { store, workspaceId } = this.options;
+      const live = await store.predictions.list(workspaceId, { states: LIVE, limit: 500 });
+      const affected = live.filter((p) => p.source !== 'goal' && categoryOfRow(p) === shift.from);
+      for (const row of affected) await this.invalidateRow(row, 'category_shift');
+      await store.signals.append({ kind: 'category_shift', workspaceId, payload: { from: shift.from, to: shift.to, stale: affected.length } });
+      return affected.length;
+    });
   }
 
   /** Seeds a prediction for each active goal that has none, drops those of goals no longer active, fills drafting briefings. */
@@ -297,6 +370,9 @@ export class Predictions {
     const goals = await store.goals.list(workspaceId);
     const active = new Map(goals.filter((g) => g.status === 'active').map((g) => [g.id, g]));
     const all = await this.all();
+    const goalWeight = this.goalWeight();
+    // A bundle switch re-weighs live goal predictions (stale ones keep their demoted weight).
+    for (const p of all) if (p.source === 'goal' && LIVE.includes(p.state) && p.weight !== goalWeight) await store.predictions.update(p.id, { weight: goalWeight });
     // A goal paused, abandoned, achieved or deleted no longer seeds anything (adopted ones stay on record).
     await store.predictions.delete(all.filter((p) => p.source === 'goal' && p.state !== 'adopted' && (p.goalId === null || !active.has(p.goalId))).map((p) => p.id));
     for (const goal of active.values()) {
@@ -313,7 +389,7 @@ export class Predictions {
       source: 'goal',
       goalId: goal.id,
       title: `continue: ${goal.title}`,
-      weight: BASE_WEIGHT.goal,
+      weight: this.goalWeight(),
       pathHashes: (await this.hashes(goal.relatedFiles)) as Record<string, string>,
     });
     await this.prepare(row);
@@ -336,7 +412,7 @@ export class Predictions {
       details: { area },
     });
     await this.prepare(row);
-    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(ARC_KEEP);
+    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(scaledKeep(ARC_KEEP, this.policy().drafting));
     await this.options.store.predictions.delete(older.map((p) => p.id));
   }
 
@@ -373,6 +449,15 @@ export class Predictions {
       summary: '',
       details: { ...row.details, briefing: null, ...(adoption ? { adoption: { status: 'withdrawn' } } : {}) },
     });
+  }
+
+  private policy(): IntentPolicy {
+    return this.options.policy ? this.options.policy() : DEFAULT_INTENT_POLICY;
+  }
+
+  /** A goal prediction's weight under the active bundle's goal weighting. */
+  private goalWeight(): number {
+    return Math.round(BASE_WEIGHT.goal * this.policy().goalWeighting * 1e6) / 1e6;
   }
 
   private now(): Date {
