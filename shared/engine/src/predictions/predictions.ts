@@ -9,57 +9,19 @@
  * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
  * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
  */
-import type { GoalRow, PredictionRow, PredictionSource, PredictionState, StaleReason, Store } from '@sous/store';
+import type { GoalRow, PredictionRow, PredictionState, StaleReason, Store } from '@sous/store';
 import { EngineError } from '../errors';
 import { DRAFT_ENDING_STATES } from '@sous/protocol';
 import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
 import { DRAFTING_STATES, composerContext, type ComposerSignal } from './composer-intent';
 import { PATTERN_KEEP, reconcilePatterns, type CommitNames } from './patterns';
 import { HISTORY_KEEP, HISTORY_WINDOW, historyEntries, reconcileHistory } from './history';
-import { categoryOf, type CategoryShift } from './category';
+import type { CategoryShift } from './category';
+import { byWeight, categoryOfRow, predictionView, type Adoption, type Briefing, type Details, type PredictionView } from './view';
+
+export { predictionView };
+export type { Briefing, BriefingItem, PredictionView } from './view';
 import { DEFAULT_INTENT_POLICY, scaledKeep, type IntentPolicy } from './policy';
-
-/** One ranked evidence item of a briefing: where and why, never file contents. */
-export interface BriefingItem {
-  path: string;
-  score: number;
-  rationale: string[];
-  /** 1-based inclusive lines the index would serve (redacted) for this prompt. */
-  lines: { start: number; end: number };
-}
-
-export interface Briefing {
-  items: BriefingItem[];
-}
-
-/** A prediction on the wire (HTTP, MCP). */
-export interface PredictionView {
-  id: string;
-  source: PredictionSource;
-  /** The anticipated prompt. */
-  prompt: string;
-  weight: number;
-  state: PredictionState;
-  stale_reason: StaleReason | null;
-  goal_id: string | null;
-  /** The composer session a `composer_intent` prediction belongs to, else null. */
-  composer_session_id: string | null;
-  /** The composer event an adoption attributes to (spec 2.5), else null. */
-  composer_event_id: string | null;
-  /** For an adopted prediction: `pending` (refinement's confirmation window), `confirmed`; `withdrawn` once contradicted; else null. */
-  adoption: Adoption['status'] | null;
-  /** When a pending adoption is confirmed unless contradicted first, else null. */
-  adoption_confirm_at: string | null;
-  /** The area its briefing (else its evidence) points at: what `category_shift` compares (docs/predictions.md). */
-  category: string | null;
-  /** For a `history` prediction: the sha256 of the past request's sorted words, which a repeat matches; else null. */
-  prompt_key: string | null;
-  /** Path → sha256 the prediction was made against (null: the file did not exist). */
-  evidence: PathHashes;
-  briefing: Briefing | null;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface PredictionsOptions {
   store: Store;
@@ -82,52 +44,10 @@ export interface PredictionsOptions {
   policy?(): IntentPolicy;
 }
 
-/** An adoption under refinement: pending until `confirm_at`, then confirmed, or withdrawn when contradicted. */
-interface Adoption {
-  status: 'pending' | 'confirmed' | 'withdrawn';
-  confirm_at?: string;
-}
-type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string; adoption?: Adoption; category?: string | null; prompt_key?: string };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
 /** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
 const ARC_KEEP = 20;
-
-/** The category a prediction was prepared for: stored at preparation, else read from its briefing or evidence paths. */
-function categoryOfRow(row: PredictionRow): string | null {
-  const d = row.details as Details;
-  if (typeof d.category === 'string') return d.category;
-  const paths = d.briefing?.items.map((i) => i.path) ?? Object.keys(row.pathHashes);
-  return categoryOf(paths) ?? null;
-}
-
-export function predictionView(row: PredictionRow): PredictionView {
-  const d = row.details as Details;
-  return {
-    id: row.id,
-    source: row.source,
-    prompt: row.title,
-    weight: row.weight,
-    state: row.state,
-    stale_reason: row.staleReason ?? null,
-    goal_id: row.goalId ?? null,
-    composer_session_id: row.composerSessionId ?? null,
-    composer_event_id: d.composer_event_id ?? null,
-    adoption: d.adoption?.status ?? (row.state === 'adopted' ? 'confirmed' : null),
-    adoption_confirm_at: d.adoption?.status === 'pending' ? (d.adoption.confirm_at ?? null) : null,
-    category: categoryOfRow(row),
-    prompt_key: d.prompt_key ?? null,
-    evidence: row.pathHashes as PathHashes,
-    briefing: d.briefing ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/** Most weight first; ties: most recently updated first (the store's order). */
-function byWeight(rows: PredictionRow[]): PredictionView[] {
-  return rows.map(predictionView).sort((a, b) => b.weight - a.weight);
-}
 
 export class Predictions {
   private chain: Promise<unknown> = Promise.resolve();
