@@ -181,7 +181,7 @@ export function startPreparation(options: {
     workspaceId,
     brief,
     predictions: () => predictions.active(),
-    candidates: () => predictions.candidates(),
+    candidates: (adopted) => predictions.candidates(adopted),
     readyCards: async () => (await work.feed()).cards,
     policy: () => intentPolicy(options.config()),
     categoryShift: (shift) => predictions.categoryShift(shift),

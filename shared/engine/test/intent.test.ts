@@ -37,7 +37,7 @@ describe.each([pgliteFactory()])('intent on a real store ($name)', (factory) => 
       workspaceId,
       brief,
       predictions: () => predictions.active(),
-      candidates: () => predictions.candidates(),
+      candidates: (adopted) => predictions.candidates(adopted),
       readyCards: async () => opts.cards ?? [],
       policy: () => policy.current,
       categoryShift: (shift) => predictions.categoryShift(shift),

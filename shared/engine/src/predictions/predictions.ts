@@ -18,10 +18,10 @@ import { PATTERN_KEEP, reconcilePatterns, type CommitNames } from './patterns';
 import { HISTORY_KEEP, HISTORY_WINDOW, historyEntries, reconcileHistory } from './history';
 import type { CategoryShift } from './category';
 import { byWeight, categoryOfRow, predictionView, type Adoption, type Briefing, type Details, type PredictionView } from './view';
+import { DEFAULT_INTENT_POLICY, scaledKeep, type IntentPolicy } from './policy';
 
 export { predictionView };
 export type { Briefing, BriefingItem, PredictionView } from './view';
-import { DEFAULT_INTENT_POLICY, scaledKeep, type IntentPolicy } from './policy';
 
 export interface PredictionsOptions {
   store: Store;
@@ -53,6 +53,11 @@ export class Predictions {
   private chain: Promise<unknown> = Promise.resolve();
   /** Whether a pending adoption may exist (unknown at start): when not, no call reads adopted rows to confirm them. */
   private pendingMayExist = true;
+  /**
+   * The last `candidates()` answers (ready, adopted): resolve's hit path then reads no table. Every
+   * registry call that may write clears it when done; unused while an adoption is pending (time-bound).
+   */
+  private readonly cached = new Map<boolean, PredictionView[]>();
 
   constructor(private readonly options: PredictionsOptions) {}
 
@@ -61,24 +66,29 @@ export class Predictions {
     return this.serial(async () => {
       await this.confirmDueNow();
       return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
-    });
+    }, 'read');
   }
 
   /**
-   * What resolve may serve a prepared briefing from: ready and adopted predictions that hold one,
-   * most weight first. One store read on the hot path (two only while an adoption is pending).
+   * What resolve may serve a prepared briefing from: the ready predictions (with `adopted`, the
+   * adopted ones: context injection `adopted_package_only`) that hold one, most weight first. One
+   * store read on the hot path (two only while an adoption is pending).
    */
-  candidates(): Promise<PredictionView[]> {
+  candidates(adopted = false): Promise<PredictionView[]> {
     return this.serial(async () => {
       await this.confirmDueNow();
-      const rows = await this.options.store.predictions.list(this.options.workspaceId, { states: ['ready', 'adopted'], limit: 500 });
-      return byWeight(rows.filter((r) => (r.details as Details).briefing));
-    });
+      const hit = this.pendingMayExist ? undefined : this.cached.get(adopted);
+      if (hit) return hit;
+      const rows = await this.options.store.predictions.list(this.options.workspaceId, { states: [adopted ? 'adopted' : 'ready'], limit: 500 });
+      const views = byWeight(rows.filter((r) => (r.details as Details).briefing));
+      this.cached.set(adopted, views);
+      return views;
+    }, 'read');
   }
 
   /** Every prediction with its weight, and counts by state and source (diagnostics). */
   async dashboard(): Promise<{ predictions: PredictionView[]; by_state: Record<string, number>; by_source: Record<string, number> }> {
-    await this.serial(() => this.confirmDueNow());
+    await this.serial(() => this.confirmDueNow(), 'read');
     const all = byWeight(await this.options.store.predictions.list(this.options.workspaceId, { limit: 500 }));
     const by_state: Record<string, number> = {};
     const by_source: Record<string, number> = {};
@@ -189,6 +199,7 @@ export class Predictions {
   /** An adoption takes effect: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
   private async confirmRow(row: PredictionRow): Promise<PredictionRow> {
     const { store, workspaceId } = this.options;
+    this.cached.clear();
     const pending = (row.details as Details).adoption !== undefined;
     const details = pending ? { ...row.details, adoption: { status: 'confirmed' } } : row.details;
     const adopted = await store.predictions.update(row.id, { state: 'adopted', details });
@@ -418,9 +429,11 @@ export class Predictions {
     });
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` after every earlier call; unless it only reads, the candidates cache is cleared when it ends. */
+  private serial<T>(fn: () => Promise<T>, kind: 'read' | 'write' = 'write'): Promise<T> {
     const next = this.chain.then(fn);
-    this.chain = next.catch(() => undefined);
+    const done = next.finally(() => (kind === 'write' ? this.cached.clear() : undefined));
+    this.chain = done.catch(() => undefined);
     return next;
   }
 }

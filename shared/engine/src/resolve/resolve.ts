@@ -82,8 +82,8 @@ export interface ResolverOptions {
   brief(prompt: string): Promise<Briefing | null>;
   /** Live predictions (for `suggest`). */
   predictions(): Promise<PredictionView[]>;
-  /** Predictions holding a briefing resolve may serve (ready and adopted). Default: `predictions()`. */
-  candidates?(): Promise<PredictionView[]>;
+  /** Predictions holding a briefing resolve may serve: ready ones, or with `adopted` the adopted ones. Default: `predictions()`. */
+  candidates?(adopted: boolean): Promise<PredictionView[]>;
   readyCards(): Promise<FeedCard[]>;
   /** The bundle's context-injection dimension, read on each call. Default: `policy_hybrid`. */
   policy?(): IntentPolicy;
@@ -112,9 +112,11 @@ export class Resolver {
     const key = promptKey(req.prompt);
     const withCards = mode !== 'digest_only' && mode !== 'adopted_package_only';
     // Both reads at once: on a hit they are most of the time spent.
-    const [candidates, readyCards] = await Promise.all([(this.options.candidates ?? this.options.predictions)(), withCards ? this.options.readyCards() : Promise.resolve([])]);
+    const adoptedOnly = mode === 'adopted_package_only';
+    const candidates = this.options.candidates ? this.options.candidates(adoptedOnly) : this.options.predictions();
+    const [listed, readyCards] = await Promise.all([candidates, withCards ? this.options.readyCards() : Promise.resolve([])]);
     // adopted_package_only: only what the user adopted is injected; otherwise ready predictions.
-    const pool = candidates.filter((p) => p.briefing && p.state === (mode === 'adopted_package_only' ? 'adopted' : 'ready'));
+    const pool = listed.filter((p) => p.briefing && p.state === (adoptedOnly ? 'adopted' : 'ready'));
     // A history prediction has no prompt text: it matches a repeat of its request (same sorted words) only.
     const similarityTo = (p: PredictionView): number => (p.prompt_key ? (p.prompt_key === key ? 1 : 0) : jaccard(words, tokenSet(p.prompt)));
     const scored = pool.map((p) => ({ p, similarity: similarityTo(p) })).sort((a, b) => b.similarity - a.similarity || b.p.weight - a.p.weight);
