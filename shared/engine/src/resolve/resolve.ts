@@ -110,10 +110,10 @@ export class Resolver {
     const mode = (this.options.policy?.() ?? DEFAULT_INTENT_POLICY).contextInjection;
     const words = tokenSet(req.prompt);
     const key = promptKey(req.prompt);
-    const withCards = mode !== 'digest_only' && mode !== 'adopted_package_only';
-    // Both reads at once: on a hit they are most of the time spent.
     const adoptedOnly = mode === 'adopted_package_only';
+    const withCards = mode !== 'digest_only' && !adoptedOnly;
     const candidates = this.options.candidates ? this.options.candidates(adoptedOnly) : this.options.predictions();
+    // Both reads at once: on a hit they are most of the time spent.
     const [listed, readyCards] = await Promise.all([candidates, withCards ? this.options.readyCards() : Promise.resolve([])]);
     // adopted_package_only: only what the user adopted is injected; otherwise ready predictions.
     const pool = listed.filter((p) => p.briefing && p.state === (adoptedOnly ? 'adopted' : 'ready'));
