@@ -1,8 +1,8 @@
 /**
  * The `pattern` prediction source (spec 2.4; docs/predictions.md): recurring kinds of change in this
  * repository, read from the newest commits' subjects (their leading verb only) and the in-scope files
- * they touched. Sous keeps no record of past requests' categories, so commits are the evidence of
- * what the user keeps asking for. Only the verb and the area are kept, never a subject.
+ * they touched. A resolution keeps no words of its prompt (only hashes and the area of its evidence),
+ * so commits are the evidence of what kinds of change the user keeps asking for. Only the verb and the area are kept, never a subject.
  */
 import { runGit, tryGit } from '@sous/retrieval';
 import type { PredictionRow, Store } from '@sous/store';
