@@ -58,6 +58,8 @@ export class Predictions {
    * registry call that may write clears it when done; unused while an adoption is pending (time-bound).
    */
   private readonly cached = new Map<boolean, PredictionView[]>();
+  /** Registry calls that may write, queued or running: while there are none, a cached answer needs no turn on the chain. */
+  private writes = 0;
 
   constructor(private readonly options: PredictionsOptions) {}
 
@@ -75,6 +77,8 @@ export class Predictions {
    * store read on the hot path (two only while an adoption is pending).
    */
   candidates(adopted = false): Promise<PredictionView[]> {
+    const now = this.writes === 0 && !this.pendingMayExist ? this.cached.get(adopted) : undefined;
+    if (now) return Promise.resolve(now);
     return this.serial(async () => {
       await this.confirmDueNow();
       const hit = this.pendingMayExist ? undefined : this.cached.get(adopted);
@@ -431,8 +435,13 @@ export class Predictions {
 
   /** Runs `fn` after every earlier call; unless it only reads, the candidates cache is cleared when it ends. */
   private serial<T>(fn: () => Promise<T>, kind: 'read' | 'write' = 'write'): Promise<T> {
+    if (kind === 'write') this.writes += 1;
     const next = this.chain.then(fn);
-    const done = next.finally(() => (kind === 'write' ? this.cached.clear() : undefined));
+    const done = next.finally(() => {
+      if (kind !== 'write') return;
+      this.writes -= 1;
+      this.cached.clear();
+    });
     this.chain = done.catch(() => undefined);
     return next;
   }
