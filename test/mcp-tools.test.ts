@@ -15,7 +15,7 @@ import { createSousMcpServer, NAME_RULE, sousToolRegistry, type ToolNameStyle } 
 import { DaemonClient } from '@sous/runtime';
 import { loadConfig } from '@sous/config';
 import { TIER_EFFECTS, type Tier } from '@sous/setup';
-import { embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
+import { embeddedEnv, freePort, gitSnapshot, pinBundle, sous } from './support/cli';
 import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
 import { until } from './support/wait';
 import { makeRenameDriftRepo } from './support/prepared-work';
@@ -128,6 +128,7 @@ describe('MCP tools over a real daemon', () => {
     before = gitSnapshot(repo);
     env = embeddedEnv();
     port = await freePort();
+    await pinBundle(repo, env);
     const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
     expect(up.code).toBe(0);
     const daemon = new DaemonClient(`http://127.0.0.1:${port}`);

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
+import { embeddedEnv, freePort, gitSnapshot, pinBundle, sous } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -70,6 +70,7 @@ beforeAll(async () => {
   git(repo, ['commit', '-q', '-m', 'prediction files']);
   env = embeddedEnv();
   port = await freePort();
+  await pinBundle(repo, env);
   await start();
 }, 120_000);
 

@@ -11,11 +11,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { embeddedEnv, freePort, sous } from './support/cli';
+import { embeddedEnv, freePort, pinBundle, sous } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
 import { openStore, resolutions } from '@sous/store';
+import { promptKey } from '@sous/engine';
 
 let repo: string;
 let env: NodeJS.ProcessEnv;
@@ -43,6 +44,7 @@ beforeAll(async () => {
   git(repo, ['commit', '-q', '-m', 'resolve files']);
   env = embeddedEnv();
   port = await freePort();
+  await pinBundle(repo, env);
   expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
   await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
 }, 120_000);
@@ -198,6 +200,79 @@ test('sous forget clears resolutions, predictions and feedback; goals stay', asy
   expect(again.stdout).toMatch(/Forgot 0 resolution\(s\), \d+ prediction\(s\), 0 feedback record\(s\)\./);
   expect((await request('POST', '/v1/forget', { all: true })).json.error).toMatchObject({ code: 'invalid_body', where: 'body.all' });
 }, 120_000);
+
+const sha = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+test('a submitted draft attributes its composer event to the resolution made for its session: HTTP, CLI inspect and MCP show it', async () => {
+  const r = await request('POST', '/v1/resolve', { prompt: 'where is parseGrammar used', composer_session_id: 'compose-1' }, { 'x-sous-client': 'composer-agent' });
+  expect(r.status).toBe(200);
+  expect(r.json).toMatchObject({ composer_session_id: 'compose-1', composer_event_id: null });
+  const snapshot = {
+    session_id: 'compose-1',
+    snapshot_id: '01JDX7W2Q8S3K4M5N6P7R8T9V1',
+    timestamp: '2026-11-26T02:00:00.000Z',
+    lifecycle_state: 'submitted',
+    text_hash: sha('draft'),
+    length_chars: 5,
+    capabilities: { level: 'L0', emits: ['submitted'], host_app: 'claude-code', host_kind: 'cli' },
+  };
+  const intake = await request('POST', '/signals/composer', snapshot);
+  expect(intake.status).toBe(201);
+  expect(intake.json.resolution_ids).toEqual([r.json.resolution_id]);
+  const eventId = intake.json.composer_event_id as string;
+
+  expect((await request('GET', `/v1/resolutions/${r.json.resolution_id}`)).json).toMatchObject({ composer_event_id: eventId, composer_session_id: 'compose-1' });
+  const cli = await sous(['inspect', '--last', '--client', 'composer-agent', '--path', repo, '--json'], { env });
+  expect(JSON.parse(cli.stdout)).toMatchObject({ resolution_id: r.json.resolution_id, composer_event_id: eventId });
+  const text = await sous(['inspect', '--last', '--client', 'composer-agent', '--path', repo], { env });
+  expect(text.stdout).toContain(`composer event ${eventId}`);
+  const client = new Client({ name: 'sous-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  try {
+    const explained = (await client.callTool({ name: 'sous_explain', arguments: { id: r.json.resolution_id } })) as { structuredContent?: Record<string, unknown> };
+    expect(explained.structuredContent).toMatchObject({ composer_event_id: eventId });
+  } finally {
+    await client.close();
+  }
+  // Adoption is positive history: the request is now anticipated, and asking it again is a hit.
+  const key = promptKey('where is parseGrammar used');
+  const history = await until(async () => ((await request('GET', '/predictions')).json.predictions as Array<{ id: string; source: string; prompt_key: string | null; state: string }>).find((p) => p.source === 'history' && p.prompt_key === key && p.state === 'ready'), 10_000, 100);
+  const again = await request('POST', '/v1/resolve', { prompt: 'parseGrammar used: where is?' });
+  expect(again.json).toMatchObject({ cache: 'hit', match: 'prompt', prediction_id: history.id });
+}, 120_000);
+
+test('useful feedback over HTTP seeds a history prediction that survives a daemon restart; the bundle\'s dimensions act after sous setup apply', async () => {
+  const first = await request('POST', '/v1/resolve', { prompt: 'how does lexTokens split words' });
+  expect((await request('POST', `/v1/resolutions/${first.json.resolution_id}/feedback`, { value: 'useful' })).status).toBe(200);
+  const key = promptKey('how does lexTokens split words');
+  const mine = ((await request('GET', '/predictions')).json.predictions as Array<{ id: string; source: string; weight: number; prompt_key: string | null; evidence: Record<string, string> }>).find((p) => p.prompt_key === key);
+  expect(mine).toMatchObject({ source: 'history', weight: 0.45, state: 'ready' });
+  expect(Object.keys(mine!.evidence)).toContain('src/lexer.ts');
+
+  expect((await sous(['down', '--path', repo], { env })).code).toBe(0);
+  expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
+  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
+  const afterRestart = await request('POST', '/v1/resolve', { prompt: 'how does lexTokens split words' });
+  expect(afterRestart.json).toMatchObject({ cache: 'hit', match: 'prompt', prediction_id: mine!.id });
+
+  // deep_research weighs goals 1.4; local_lightweight injects a digest only (no rationale, no cards).
+  const apply = async (bundle: string) => {
+    expect((await sous(['setup', 'apply', bundle, '--tier', 'capable', '--path', repo, '--json'], { env })).code).toBe(0);
+    await until(async () => ((await request('GET', '/status')).json.policy.bundle === bundle ? true : undefined), 15_000, 100);
+  };
+  try {
+    await apply('deep_research');
+    const goal = await request('POST', '/goals', { title: 'Weighted by the bundle', related_files: ['src/parser.ts'] });
+    const weighted = await until(async () => ((await request('GET', '/predictions')).json.predictions as Array<{ goal_id: string; state: string; weight: number }>).find((p) => p.goal_id === goal.json.goal.id && p.state === 'ready'), 30_000, 100);
+    expect(weighted.weight).toBe(1.4);
+    await apply('local_lightweight');
+    const digest = await request('POST', '/v1/resolve', { prompt: 'where are lexTokens defined' });
+    expect(digest.json.briefing.split('\n')[0]).toMatch(/^src\/lexer\.ts:\d+-\d+$/);
+    expect((await request('GET', `/v1/resolutions/${digest.json.resolution_id}`)).json.context_injection).toBe('digest_only');
+  } finally {
+    await apply('local_balanced');
+  }
+}, 180_000);
 
 test('the raw prompt is stored and logged nowhere; its sha256 is stored', async () => {
   const prompt = 'quuxzorbleflange where is parseGrammar';

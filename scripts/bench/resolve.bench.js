@@ -3,7 +3,10 @@
 // clone of a real public repository (default: the casey/just mirror), a few goals declared from its
 // recent history so ready predictions exist, then `POST /v1/resolve` timed over loopback for cache
 // hits (each prediction's anticipated prompt, as written and reworded) and misses (commit subjects
-// from `git log --format=%s`), and the hit rate of a replayed session of those history prompts.
+// from `git log --format=%s`), then a replayed session: older commit subjects in the order they were
+// written, each rated by a simulated user who knows which files that commit changed (`useful` when
+// the briefing named one, `irrelevant` otherwise), so the history source prepares from the session's
+// own past and later prompts can hit (by words, or by evidence; docs/resolve.md).
 // Reproduce: npm run build && npm run bench -- resolve [--repo DIR] [--calls N] [--json]
 //
 // Nothing is written into the mirror: the daemon watches a `git clone --shared` in a temp dir, removed
@@ -63,6 +66,31 @@ function reword(prompt) {
   return `${words.reverse().join(' ').toLowerCase()}, continue`;
 }
 
+/**
+ * The replayed session, oldest first: resolve each subject, note hit/miss (and how), whether the
+ * briefing named a file the commit really changed, and rate it as that user would.
+ */
+async function replay(base, session) {
+  const byMatch = { prompt: [], evidence: [], miss: [] };
+  const named = { prompt: 0, evidence: 0, miss: 0 };
+  let shifts = 0;
+  for (const c of session) {
+    const t = process.hrtime.bigint();
+    const r = await call(base, 'POST', '/v1/resolve', { prompt: c.subject }, { 'x-sous-client': 'bench-session' });
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    const kind = r.cache === 'hit' ? r.match : 'miss';
+    byMatch[kind].push(ms);
+    if (r.category_shift) shifts += 1;
+    const touched = new Set(c.files);
+    const useful = r.evidence.some((e) => touched.has(e.path));
+    if (useful) named[kind] += 1;
+    await call(base, 'POST', `/v1/resolutions/${r.resolution_id}/feedback`, { value: useful ? 'useful' : 'irrelevant' });
+  }
+  const part = (k) => ({ ...(byMatch[k].length ? summary(byMatch[k]) : { n: 0 }), named_changed_file: named[k] });
+  const hits = byMatch.prompt.length + byMatch.evidence.length;
+  return { prompts: session.length, hits, hit_rate: session.length ? hits / session.length : 0, prompt: part('prompt'), evidence: part('evidence'), miss: part('miss'), category_shifts: shifts };
+}
+
 async function series(base, prompts, n, client) {
   const samples = [];
   let hits = 0;
@@ -118,14 +146,15 @@ exports.run = async function run(args) {
     }, 5 * 60_000, 200);
     const hitPrompts = predictions.flatMap((p) => [p.prompt, reword(p.prompt)]);
     // Misses: the older history (the seeds' own subjects excluded), as written.
-    const session = commits.slice(opts.goals).map((c) => c.subject).slice(0, Math.max(opts.calls, 200));
+    const older = commits.slice(opts.goals).slice(0, Math.max(opts.calls, 200));
+    const session = older.map((c) => c.subject);
     log(`resolve: ${opts.calls} hits`);
     const hit = await series(base, hitPrompts, opts.calls, 'bench-hit');
     log(`resolve: ${opts.calls} misses`);
     const miss = await series(base, session, opts.calls, 'bench-miss');
+    // The miss series' resolutions carry no feedback, so the session's history starts empty.
     log('resolve: replayed session');
-    let sessionHits = 0;
-    for (const prompt of session) if ((await call(base, 'POST', '/v1/resolve', { prompt }, { 'x-sous-client': 'bench-session' })).cache === 'hit') sessionHits += 1;
+    const replayed = await replay(base, older.filter((c) => c.files.length > 0).reverse());
     log('');
     result = {
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
@@ -135,7 +164,7 @@ exports.run = async function run(args) {
       goals: seeds.map((c) => c.subject),
       hit,
       miss,
-      session: { prompts: session.length, hits: sessionHits, hit_rate: session.length ? sessionHits / session.length : 0 },
+      session: replayed,
       targets: TARGETS,
     };
   } finally {
@@ -153,6 +182,11 @@ exports.run = async function run(args) {
   rows.push(['goals declared', result.goals.join(' | '), '', '']);
   rows.push([`hit (${result.hit.n} calls, ${result.hit.hits} hits)`, `p50 ${result.hit.p50.toFixed(1)} ms, p99 ${result.hit.p99.toFixed(1)} ms, max ${result.hit.max.toFixed(1)} ms`, `p99 <= ${TARGETS.hitP99Ms} ms`, ok(result.hit.p99 <= TARGETS.hitP99Ms)]);
   rows.push([`miss (${result.miss.n} calls, ${result.miss.hits} hits)`, `p50 ${result.miss.p50.toFixed(1)} ms, p99 ${result.miss.p99.toFixed(1)} ms, max ${result.miss.max.toFixed(1)} ms`, `p99 <= ${TARGETS.missP99Ms} ms`, ok(result.miss.p99 <= TARGETS.missP99Ms)]);
-  rows.push(['replayed session (git log subjects)', `${result.session.hits}/${result.session.prompts} hits (${(100 * result.session.hit_rate).toFixed(1)} %)`, '', '']);
+  const s = result.session;
+  const lat = (x) => (x.n ? `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms` : 'none');
+  rows.push(['replayed session (git log subjects, oldest first)', `${s.hits}/${s.prompts} hits (${(100 * s.hit_rate).toFixed(1)} %): ${s.prompt.n} by words, ${s.evidence.n} by evidence; ${s.category_shifts} category shifts`, '', '']);
+  rows.push(['  session hits by words', `${lat(s.prompt)}; named a file the commit changed: ${s.prompt.named_changed_file}/${s.prompt.n}`, '', '']);
+  rows.push(['  session hits by evidence', `${lat(s.evidence)}; named a file the commit changed: ${s.evidence.named_changed_file}/${s.evidence.n}`, '', '']);
+  rows.push(['  session misses', `${lat(s.miss)}; named a file the commit changed: ${s.miss.named_changed_file}/${s.miss.n}`, '', '']);
   process.stdout.write(`machine: ${result.machine}\n\n${renderRows(rows)}`);
 };

@@ -72,3 +72,15 @@ export function gitSnapshot(repo: string): { porcelain: string; head: string } {
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
   return { porcelain: git('status', '--porcelain', '--ignored=no'), head: git('rev-parse', 'HEAD').trim() };
 }
+
+/**
+ * Initialises `.sous/` and applies `bundle` (default local_balanced, the shipped defaults) before the
+ * first `sous up`: the bundle `sous up` would pick depends on the machine's hardware tier, and its
+ * dimensions change prediction weights and briefings (docs/predictions.md#policy-bundle).
+ */
+export async function pinBundle(repo: string, env: NodeJS.ProcessEnv, bundle = 'local_balanced'): Promise<void> {
+  for (const args of [['init', '--path', repo, '--non-interactive', '--json'], ['setup', 'apply', bundle, '--tier', 'capable', '--path', repo, '--json']]) {
+    const r = await sous(args, { env });
+    if (r.code !== 0) throw new Error(`sous ${args.join(' ')} failed: ${r.stderr.trim()}`);
+  }
+}

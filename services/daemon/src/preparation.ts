@@ -24,7 +24,9 @@ import {
   type CycleTrigger,
   type CycleTriggerKind,
   type ModelAssistHandle,
+  type IntentPolicy,
 } from '@sous/engine';
+import { getBundle, isBundleId } from '@sous/setup';
 import { backendTargetFromConfig, createChatClient, isLocalBackendUrl, type BackendTarget } from '@sous/backend';
 import type { JobQueue } from '@sous/jobs';
 import type { Logger } from '@sous/logging';
@@ -76,6 +78,16 @@ export interface PreparationStatus {
   deferred: string | null;
   /** Whether the model takes part in cycles, and why not when it does not. */
   model: { mode: 'model' | 'heuristic'; reason: string };
+}
+
+/**
+ * The active bundle's dimensions the intent engine reads (docs/predictions.md#policy-bundle): goal
+ * weighting, drafting (prediction style) and the context-injection default. Read on every use, so
+ * `sous setup apply` acts on the next call.
+ */
+export function intentPolicy(config: SousConfig): IntentPolicy {
+  const bundle = getBundle(isBundleId(config.policy.bundle) ? config.policy.bundle : 'local_balanced');
+  return { goalWeighting: bundle.goal_weighting, drafting: bundle.drafting, contextInjection: bundle.context_injection };
 }
 
 /** The model exploration uses: `backend.*`, with `exploration.endpoint` / `exploration.model` when set. */
@@ -161,9 +173,20 @@ export function startPreparation(options: {
     mayRead: () => options.focus.mayRead(),
     commits: () => readCommitNames(root, (path) => index.policy().inScope(path)),
     refinement: () => ({ enabled: options.config().refinement.enabled, confirmSeconds: options.config().refinement.adoption_pending_confirm_seconds }),
+    policy: () => intentPolicy(options.config()),
     brief,
   });
-  const resolver = new Resolver({ store, workspaceId, brief, predictions: () => predictions.active(), readyCards: async () => (await work.feed()).cards });
+  const resolver = new Resolver({
+    store,
+    workspaceId,
+    brief,
+    predictions: () => predictions.active(),
+    candidates: (adopted) => predictions.candidates(adopted),
+    readyCards: async () => (await work.feed()).cards,
+    policy: () => intentPolicy(options.config()),
+    categoryShift: (shift) => predictions.categoryShift(shift),
+    feedbackRecorded: () => predictions.history(),
+  });
   const logFailure = (what: string) => (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, what);
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
     const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
@@ -235,6 +258,8 @@ export function startPreparation(options: {
   void index.ready.then(() => predictions.signal('file_change', 'all')).catch(logFailure('checking predictions at start failed'));
   // Recurring kinds of change (the pattern source) from the newest commits; each commit signal re-reads them.
   void index.ready.then(() => predictions.patterns()).catch(logFailure('reading commit patterns failed'));
+  // Past requests and their feedback (the history source), from the stored resolutions.
+  void index.ready.then(() => predictions.history()).catch(logFailure('reading resolution history failed'));
 
   return {
     events,

@@ -63,9 +63,16 @@ export { commitPatterns, leadingVerb, readCommitNames, PATTERN_MIN, PATTERN_WIND
 export type { CommitNames, CommitPattern } from './predictions/patterns';
 export type { ComposerSignal, ComposerContext } from './predictions/composer-intent';
 export { BASE_WEIGHT, DEMOTION, demote, arcArea, changedPaths } from './predictions/rules';
+export { HISTORY_KEEP, HISTORY_MIN, HISTORY_MAX, HISTORY_WINDOW, historyEntries } from './predictions/history';
+export type { HistoryEntry } from './predictions/history';
+export { SHIFT_RUN, CATEGORY_WINDOW, categoryOf, detectShift } from './predictions/category';
+export type { CategoryShift } from './predictions/category';
+export { CONTEXT_INJECTIONS, DEFAULT_INTENT_POLICY, scaledKeep } from './predictions/policy';
+export type { ContextInjection, IntentPolicy } from './predictions/policy';
+export { EVIDENCE_THRESHOLD, EVIDENCE_TOP, EVIDENCE_MIN_PATHS, evidenceCoverage } from './resolve/coverage';
 // Resolve: a prompt to a briefing, served from a ready prediction when it matches.
 export { Resolver, DEFAULT_BRIEFING_BUDGET, tokensOf, promptHash } from './resolve/resolve';
 export type { ResolveRequest, ResolutionView, ResolveCard, Alternative, ResolverOptions, Suggestion } from './resolve/resolve';
 export { explainResolution } from './resolve/explain';
 export type { ResolutionExplanation } from './resolve/explain';
-export { HIT_THRESHOLD, jaccard, tokenSet } from './resolve/similarity';
+export { HIT_THRESHOLD, jaccard, promptKey, tokenSet } from './resolve/similarity';

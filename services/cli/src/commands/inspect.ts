@@ -29,7 +29,8 @@ export function registerInspectCommand(program: Command): void {
           throw err;
         });
         if (opts.json) return printJson(r);
-        printLine(`Resolution ${r.resolution_id} at ${r.created_at}, client ${r.client ?? '(none)'}: cache ${r.cache}, similarity ${r.similarity} (threshold ${r.threshold})`);
+        printLine(`Resolution ${r.resolution_id} at ${r.created_at}, client ${r.client ?? '(none)'}: cache ${r.cache}${r.match ? ` (${r.match} match)` : ''}, similarity ${r.similarity} (threshold ${r.threshold})`);
+        printLine(`Category ${r.category ?? '(none)'}; context injection ${r.context_injection ?? 'policy_hybrid'}; composer event ${r.composer_event_id ?? '(none)'}`);
         printLine(`Prompt sha256 ${r.prompt_sha256}; ${r.briefing_token_used}/${r.briefing_token_budget} tokens`);
         for (const line of r.rationale) printLine(`  ${line}`);
         printLine('Evidence:');

@@ -11,6 +11,7 @@ const resolveBody = Joi.object({
   prompt: Joi.string().trim().min(1).max(20_000).required(),
   budget_tokens: Joi.number().integer().min(50).max(200_000),
   client: clientId,
+  composer_session_id: Joi.string().trim().min(1).max(200),
 });
 
 const idParams = Joi.object({ id: Joi.string().max(200).required() });
@@ -47,9 +48,18 @@ export function requestClient(body: { client?: string }, header: string | undefi
  */
 export function resolveRoutes(app: Express, ctx: DaemonContext): void {
   app.post('/v1/resolve', async (req, res) => {
-    const body = validate(resolveBody, req.body, 'body') as { prompt: string; budget_tokens?: number; client?: string };
+    const body = validate(resolveBody, req.body, 'body') as { prompt: string; budget_tokens?: number; client?: string; composer_session_id?: string };
     const client = requestClient(body, req.get('x-sous-client'));
-    res.json(await engine(() => ctx.preparation.resolver.resolve({ prompt: body.prompt, ...(body.budget_tokens !== undefined ? { budgetTokens: body.budget_tokens } : {}), ...(client !== undefined ? { client } : {}) })));
+    res.json(
+      await engine(() =>
+        ctx.preparation.resolver.resolve({
+          prompt: body.prompt,
+          ...(body.budget_tokens !== undefined ? { budgetTokens: body.budget_tokens } : {}),
+          ...(client !== undefined ? { client } : {}),
+          ...(body.composer_session_id !== undefined ? { composerSessionId: body.composer_session_id } : {}),
+        }),
+      ),
+    );
   });
 
   app.get('/v1/resolutions/last', async (req, res) => {

@@ -1,8 +1,8 @@
 /**
  * The `pattern` prediction source (spec 2.4; docs/predictions.md): recurring kinds of change in this
  * repository, read from the newest commits' subjects (their leading verb only) and the in-scope files
- * they touched. Sous keeps no record of past requests' categories, so commits are the evidence of
- * what the user keeps asking for. Only the verb and the area are kept, never a subject.
+ * they touched. A resolution keeps no words of its prompt (only hashes and the area of its evidence),
+ * so commits are the evidence of what kinds of change the user keeps asking for. Only the verb and the area are kept, never a subject.
  */
 import { runGit, tryGit } from '@sous/retrieval';
 import type { PredictionRow, Store } from '@sous/store';
@@ -13,7 +13,7 @@ import { BASE_WEIGHT, arcArea, type PathHashes } from './rules';
 export const PATTERN_WINDOW = 50;
 /** A (verb, area) pair must recur this often in the window to be a pattern. */
 export const PATTERN_MIN = 3;
-/** Patterns kept as predictions (most frequent first). */
+/** Patterns kept as predictions (most frequent first), before the bundle's drafting multiplier. */
 export const PATTERN_KEEP = 3;
 const PATTERN_EVIDENCE = 5;
 
@@ -41,7 +41,7 @@ export function leadingVerb(subject: string): string | undefined {
 }
 
 /** The (verb, area) pairs that recur at least PATTERN_MIN times, most frequent first (ties: newest first), at most PATTERN_KEEP. */
-export function commitPatterns(commits: CommitNames[]): CommitPattern[] {
+export function commitPatterns(commits: CommitNames[], keep = PATTERN_KEEP): CommitPattern[] {
   const groups = new Map<string, { verb: string; area: string; count: number; touches: Map<string, number> }>();
   for (const c of commits) {
     const verb = leadingVerb(c.subject);
@@ -56,7 +56,7 @@ export function commitPatterns(commits: CommitNames[]): CommitPattern[] {
   return [...groups.values()]
     .filter((g) => g.count >= PATTERN_MIN)
     .sort((a, b) => b.count - a.count)
-    .slice(0, PATTERN_KEEP)
+    .slice(0, keep)
     .map((g) => ({
       verb: g.verb,
       area: g.area,
@@ -85,8 +85,8 @@ export interface PatternDeps {
  * One `pattern` prediction per current pattern: a live one is left alone, a stale one is replaced,
  * and pattern predictions of pairs that no longer recur go (adopted ones stay on record).
  */
-export async function reconcilePatterns(deps: PatternDeps, commits: CommitNames[]): Promise<void> {
-  const patterns = commitPatterns(commits);
+export async function reconcilePatterns(deps: PatternDeps, commits: CommitNames[], keep = PATTERN_KEEP): Promise<void> {
+  const patterns = commitPatterns(commits, keep);
   const keyOf = (p: PredictionRow): string => String((p.details as { pattern?: string }).pattern ?? '');
   const mine = (await deps.all()).filter((p) => p.source === 'pattern' && p.state !== 'adopted');
   const current = new Set(patterns.map((p) => `${p.verb} ${p.area}`));

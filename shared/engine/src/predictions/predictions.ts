@@ -2,55 +2,26 @@
  * The prediction registry (spec 2.4; docs/predictions.md): what the user is likely to ask next, each
  * with a prepared briefing, kept in the store across cycles and restarts. Sources implemented: `goal`
  * (one per active goal), `arc` (the area of the latest edits), `composer_intent` (one per composer
- * session with a draft in progress; composer-intent.ts) and `pattern` (recurring kinds of change;
- * patterns.ts). Invalidation signals demote the
+ * session with a draft in progress; composer-intent.ts), `pattern` (recurring kinds of change;
+ * patterns.ts) and `history` (past requests and their feedback; history.ts). The policy bundle's goal
+ * weighting and drafting dimensions set goal weights and how many inferred predictions are kept
+ * (policy.ts); `category_shift` comes from resolve (category.ts). Invalidation signals demote the
  * weight, clear the briefing and mark a prediction stale when the content hash of one of its evidence
  * paths changed; there is no wall-clock decay. All writes run one after another on one chain.
  */
-import type { GoalRow, PredictionRow, PredictionSource, PredictionState, StaleReason, Store } from '@sous/store';
+import type { GoalRow, PredictionRow, PredictionState, StaleReason, Store } from '@sous/store';
 import { EngineError } from '../errors';
 import { DRAFT_ENDING_STATES } from '@sous/protocol';
 import { BASE_WEIGHT, arcArea, changedPaths, demote, type PathHashes } from './rules';
 import { DRAFTING_STATES, composerContext, type ComposerSignal } from './composer-intent';
-import { reconcilePatterns, type CommitNames } from './patterns';
+import { PATTERN_KEEP, reconcilePatterns, type CommitNames } from './patterns';
+import { HISTORY_KEEP, HISTORY_WINDOW, historyEntries, reconcileHistory } from './history';
+import type { CategoryShift } from './category';
+import { byWeight, categoryOfRow, predictionView, type Adoption, type Briefing, type Details, type PredictionView } from './view';
+import { DEFAULT_INTENT_POLICY, scaledKeep, type IntentPolicy } from './policy';
 
-/** One ranked evidence item of a briefing: where and why, never file contents. */
-export interface BriefingItem {
-  path: string;
-  score: number;
-  rationale: string[];
-  /** 1-based inclusive lines the index would serve (redacted) for this prompt. */
-  lines: { start: number; end: number };
-}
-
-export interface Briefing {
-  items: BriefingItem[];
-}
-
-/** A prediction on the wire (HTTP, MCP). */
-export interface PredictionView {
-  id: string;
-  source: PredictionSource;
-  /** The anticipated prompt. */
-  prompt: string;
-  weight: number;
-  state: PredictionState;
-  stale_reason: StaleReason | null;
-  goal_id: string | null;
-  /** The composer session a `composer_intent` prediction belongs to, else null. */
-  composer_session_id: string | null;
-  /** The composer event an adoption attributes to (spec 2.5), else null. */
-  composer_event_id: string | null;
-  /** For an adopted prediction: `pending` (refinement's confirmation window), `confirmed`; `withdrawn` once contradicted; else null. */
-  adoption: Adoption['status'] | null;
-  /** When a pending adoption is confirmed unless contradicted first, else null. */
-  adoption_confirm_at: string | null;
-  /** Path → sha256 the prediction was made against (null: the file did not exist). */
-  evidence: PathHashes;
-  briefing: Briefing | null;
-  created_at: string;
-  updated_at: string;
-}
+export { predictionView };
+export type { Briefing, BriefingItem, PredictionView } from './view';
 
 export interface PredictionsOptions {
   store: Store;
@@ -69,47 +40,26 @@ export interface PredictionsOptions {
   now?(): Date;
   /** The newest commits (subjects and in-scope names) for the `pattern` source; without it, no patterns. */
   commits?(): Promise<CommitNames[]>;
+  /** The active bundle's goal weighting and drafting (policy.ts), read on each use. Default: local_balanced's. */
+  policy?(): IntentPolicy;
 }
 
-/** An adoption under refinement: pending until `confirm_at`, then confirmed, or withdrawn when contradicted. */
-interface Adoption {
-  status: 'pending' | 'confirmed' | 'withdrawn';
-  confirm_at?: string;
-}
-type Details = { briefing?: Briefing | null; area?: string; query?: string; composer_event_id?: string; adoption?: Adoption };
 const LIVE: PredictionState[] = ['drafting', 'ready'];
 const ARC_EVIDENCE = 20;
 /** Arc predictions kept (most recently updated first); older ones go so the registry stays bounded. */
 const ARC_KEEP = 20;
 
-export function predictionView(row: PredictionRow): PredictionView {
-  const d = row.details as Details;
-  return {
-    id: row.id,
-    source: row.source,
-    prompt: row.title,
-    weight: row.weight,
-    state: row.state,
-    stale_reason: row.staleReason ?? null,
-    goal_id: row.goalId ?? null,
-    composer_session_id: row.composerSessionId ?? null,
-    composer_event_id: d.composer_event_id ?? null,
-    adoption: d.adoption?.status ?? (row.state === 'adopted' ? 'confirmed' : null),
-    adoption_confirm_at: d.adoption?.status === 'pending' ? (d.adoption.confirm_at ?? null) : null,
-    evidence: row.pathHashes as PathHashes,
-    briefing: d.briefing ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/** Most weight first; ties: most recently updated first (the store's order). */
-function byWeight(rows: PredictionRow[]): PredictionView[] {
-  return rows.map(predictionView).sort((a, b) => b.weight - a.weight);
-}
-
 export class Predictions {
   private chain: Promise<unknown> = Promise.resolve();
+  /** Whether a pending adoption may exist (unknown at start): when not, no call reads adopted rows to confirm them. */
+  private pendingMayExist = true;
+  /**
+   * The last `candidates()` answers (ready, adopted): resolve's hit path then reads no table. Every
+   * registry call that may write clears it when done; unused while an adoption is pending (time-bound).
+   */
+  private readonly cached = new Map<boolean, PredictionView[]>();
+  /** Registry calls that may write, queued or running: while there are none, a cached answer needs no turn on the chain. */
+  private writes = 0;
 
   constructor(private readonly options: PredictionsOptions) {}
 
@@ -118,12 +68,31 @@ export class Predictions {
     return this.serial(async () => {
       await this.confirmDueNow();
       return byWeight(await this.options.store.predictions.list(this.options.workspaceId, { states: LIVE, limit: 500 }));
-    });
+    }, 'read');
+  }
+
+  /**
+   * What resolve may serve a prepared briefing from: the ready predictions (with `adopted`, the
+   * adopted ones: context injection `adopted_package_only`) that hold one, most weight first. One
+   * store read on the hot path (two only while an adoption is pending).
+   */
+  candidates(adopted = false): Promise<PredictionView[]> {
+    const now = this.writes === 0 && !this.pendingMayExist ? this.cached.get(adopted) : undefined;
+    if (now) return Promise.resolve(now);
+    return this.serial(async () => {
+      await this.confirmDueNow();
+      const hit = this.pendingMayExist ? undefined : this.cached.get(adopted);
+      if (hit) return hit;
+      const rows = await this.options.store.predictions.list(this.options.workspaceId, { states: [adopted ? 'adopted' : 'ready'], limit: 500 });
+      const views = byWeight(rows.filter((r) => (r.details as Details).briefing));
+      this.cached.set(adopted, views);
+      return views;
+    }, 'read');
   }
 
   /** Every prediction with its weight, and counts by state and source (diagnostics). */
   async dashboard(): Promise<{ predictions: PredictionView[]; by_state: Record<string, number>; by_source: Record<string, number> }> {
-    await this.serial(() => this.confirmDueNow());
+    await this.serial(() => this.confirmDueNow(), 'read');
     const all = byWeight(await this.options.store.predictions.list(this.options.workspaceId, { limit: 500 }));
     const by_state: Record<string, number> = {};
     const by_source: Record<string, number> = {};
@@ -210,6 +179,7 @@ export class Predictions {
     if (refinement?.enabled) {
       const confirmAt = new Date(this.now().getTime() + refinement.confirmSeconds * 1000).toISOString();
       const adoption: Adoption = { status: 'pending', confirm_at: confirmAt };
+      this.pendingMayExist = true;
       return (await this.options.store.predictions.update(row.id, { state: 'adopted', details: { ...row.details, adoption } })) ?? row;
     }
     return this.confirmRow({ ...row, state: 'adopted' });
@@ -217,17 +187,23 @@ export class Predictions {
 
   /** Pending adoptions whose window has passed uncontradicted are confirmed (no timer: every registry call checks). */
   private async confirmDueNow(): Promise<void> {
+    if (!this.pendingMayExist) return;
     const adopted = await this.options.store.predictions.list(this.options.workspaceId, { states: ['adopted'], limit: 500 });
     const now = this.now().getTime();
+    let pending = false;
     for (const row of adopted) {
       const adoption = (row.details as Details).adoption;
-      if (adoption?.status === 'pending' && Date.parse(adoption.confirm_at ?? '') <= now) await this.confirmRow(row);
+      if (adoption?.status !== 'pending') continue;
+      if (Date.parse(adoption.confirm_at ?? '') <= now) await this.confirmRow(row);
+      else pending = true;
     }
+    this.pendingMayExist = pending;
   }
 
   /** An adoption takes effect: logs the `adoption` signal (ids only) and stales the live predictions that share an evidence path. */
   private async confirmRow(row: PredictionRow): Promise<PredictionRow> {
     const { store, workspaceId } = this.options;
+    this.cached.clear();
     const pending = (row.details as Details).adoption !== undefined;
     const details = pending ? { ...row.details, adoption: { status: 'confirmed' } } : row.details;
     const adopted = await store.predictions.update(row.id, { state: 'adopted', details });
@@ -272,7 +248,39 @@ export class Predictions {
   private async patternsNow(): Promise<void> {
     if (!this.options.commits) return;
     const deps = { store: this.options.store, workspaceId: this.options.workspaceId, all: () => this.all(), hashes: (p: string[]) => this.hashes(p), prepare: (r: PredictionRow) => this.prepare(r) };
-    await reconcilePatterns(deps, await this.options.commits());
+    await reconcilePatterns(deps, await this.options.commits(), scaledKeep(PATTERN_KEEP, this.policy().drafting));
+  }
+
+  /**
+   * Rebuilds the `history` source from the newest resolutions and their feedback (history.ts); the
+   * daemon calls it at start, after feedback and after a composer event is attributed to a resolution.
+   */
+  history(): Promise<void> {
+    return this.serial(async () => {
+      if (!this.mayRead()) return;
+      const { store, workspaceId } = this.options;
+      const rows = await store.resolutions.recent(workspaceId, HISTORY_WINDOW);
+      const feedback = await store.feedback.listForResolutions(rows.map((r) => r.id));
+      const deps = { store, workspaceId, all: () => this.all(), hashes: (p: string[]) => this.hashes(p) };
+      await reconcileHistory(deps, historyEntries(rows, feedback), scaledKeep(HISTORY_KEEP, this.policy().drafting));
+    });
+  }
+
+  /**
+   * A `category_shift` (category.ts): the requests moved from area `from` to area `to`. Live
+   * inferred predictions (arc, pattern, history, composer_intent) prepared for `from` are demoted,
+   * lose their briefing and go stale; goal predictions stay (a declared goal outranks what the
+   * requests look like). The signal is logged (areas and counts only). Resolves to how many went stale.
+   */
+  categoryShift(shift: CategoryShift): Promise<number> {
+    return this.serial(async () => {
+      const { store, workspaceId } = this.options;
+      const live = await store.predictions.list(workspaceId, { states: LIVE, limit: 500 });
+      const affected = live.filter((p) => p.source !== 'goal' && categoryOfRow(p) === shift.from);
+      for (const row of affected) await this.invalidateRow(row, 'category_shift');
+      await store.signals.append({ kind: 'category_shift', workspaceId, payload: { from: shift.from, to: shift.to, stale: affected.length } });
+      return affected.length;
+    });
   }
 
   /** Seeds a prediction for each active goal that has none, drops those of goals no longer active, fills drafting briefings. */
@@ -297,6 +305,9 @@ export class Predictions {
     const goals = await store.goals.list(workspaceId);
     const active = new Map(goals.filter((g) => g.status === 'active').map((g) => [g.id, g]));
     const all = await this.all();
+    const goalWeight = this.goalWeight();
+    // A bundle switch re-weighs live goal predictions (stale ones keep their demoted weight).
+    for (const p of all) if (p.source === 'goal' && LIVE.includes(p.state) && p.weight !== goalWeight) await store.predictions.update(p.id, { weight: goalWeight });
     // A goal paused, abandoned, achieved or deleted no longer seeds anything (adopted ones stay on record).
     await store.predictions.delete(all.filter((p) => p.source === 'goal' && p.state !== 'adopted' && (p.goalId === null || !active.has(p.goalId))).map((p) => p.id));
     for (const goal of active.values()) {
@@ -313,7 +324,7 @@ export class Predictions {
       source: 'goal',
       goalId: goal.id,
       title: `continue: ${goal.title}`,
-      weight: BASE_WEIGHT.goal,
+      weight: this.goalWeight(),
       pathHashes: (await this.hashes(goal.relatedFiles)) as Record<string, string>,
     });
     await this.prepare(row);
@@ -336,7 +347,7 @@ export class Predictions {
       details: { area },
     });
     await this.prepare(row);
-    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(ARC_KEEP);
+    const older = (await this.all()).filter((p) => p.source === 'arc' && p.state !== 'adopted').slice(scaledKeep(ARC_KEEP, this.policy().drafting));
     await this.options.store.predictions.delete(older.map((p) => p.id));
   }
 
@@ -373,6 +384,15 @@ export class Predictions {
       summary: '',
       details: { ...row.details, briefing: null, ...(adoption ? { adoption: { status: 'withdrawn' } } : {}) },
     });
+  }
+
+  private policy(): IntentPolicy {
+    return this.options.policy ? this.options.policy() : DEFAULT_INTENT_POLICY;
+  }
+
+  /** A goal prediction's weight under the active bundle's goal weighting. */
+  private goalWeight(): number {
+    return Math.round(BASE_WEIGHT.goal * this.policy().goalWeighting * 1e6) / 1e6;
   }
 
   private now(): Date {
@@ -413,9 +433,16 @@ export class Predictions {
     });
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` after every earlier call; unless it only reads, the candidates cache is cleared when it ends. */
+  private serial<T>(fn: () => Promise<T>, kind: 'read' | 'write' = 'write'): Promise<T> {
+    if (kind === 'write') this.writes += 1;
     const next = this.chain.then(fn);
-    this.chain = next.catch(() => undefined);
+    const done = next.finally(() => {
+      if (kind !== 'write') return;
+      this.writes -= 1;
+      this.cached.clear();
+    });
+    this.chain = done.catch(() => undefined);
     return next;
   }
 }

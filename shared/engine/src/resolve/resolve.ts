@@ -12,8 +12,13 @@ import { explainResolution, type ResolutionExplanation } from './explain';
 import { EngineError } from '../errors';
 import type { FeedCard } from '../feed/cards';
 import type { Briefing, BriefingItem, PredictionView } from '../predictions/predictions';
-import { HIT_THRESHOLD, jaccard, tokenSet } from './similarity';
+import { CATEGORY_WINDOW, categoryOf, detectShift, type CategoryShift } from '../predictions/category';
+import { DEFAULT_INTENT_POLICY, type IntentPolicy } from '../predictions/policy';
+import { HIT_THRESHOLD, jaccard, promptKey, tokenSet } from './similarity';
+import { compose, tokensOf } from './compose';
+import { EVIDENCE_THRESHOLD, evidenceCoverage } from './coverage';
 
+export { tokensOf };
 export const DEFAULT_BRIEFING_BUDGET = 2000;
 /** Predictions listed as alternatives (the closest below the winner). */
 const ALTERNATIVES = 3;
@@ -24,6 +29,8 @@ export interface ResolveRequest {
   budgetTokens?: number;
   /** The `X-Sous-Client` (or body `client`): resolutions are kept per client. */
   client?: string;
+  /** The composer session the prompt is drafted in: its `submitted` event is attributed to this resolution. */
+  composerSessionId?: string;
 }
 
 export interface ResolveCard {
@@ -42,6 +49,8 @@ export interface Alternative {
 export interface ResolutionView {
   resolution_id: string;
   cache: 'hit' | 'miss';
+  /** How a hit matched: `prompt` (words or a repeated request; served from the prepared briefing) or `evidence` (ranked now, covered by the prepared briefing); null on a miss. */
+  match: 'prompt' | 'evidence' | null;
   /** Similarity to the best ready prediction (0 when there is none). */
   similarity: number;
   prediction_id: string | null;
@@ -54,6 +63,15 @@ export interface ResolutionView {
   briefing_token_used: number;
   briefing_token_budget: number;
   client: string | null;
+  /** The area the evidence points at (docs/predictions.md#category-shift), null without evidence. */
+  category: string | null;
+  /** The shift of request category this resolution completed, with how many predictions went stale; else null. */
+  category_shift: (CategoryShift & { stale: number }) | null;
+  /** `top_match_auto_include`: the prediction whose prepared briefing was appended on a miss, else null. */
+  auto_included: string | null;
+  composer_session_id: string | null;
+  /** Set once the composer session's `submitted` event is attributed to this resolution (adoption); null until then. */
+  composer_event_id: string | null;
   created_at: string;
 }
 
@@ -62,13 +80,17 @@ export interface ResolverOptions {
   workspaceId: string;
   /** Ranked evidence from the live index, or null while it cannot answer (not ready, reading paused). */
   brief(prompt: string): Promise<Briefing | null>;
+  /** Live predictions (for `suggest`). */
   predictions(): Promise<PredictionView[]>;
+  /** Predictions holding a briefing resolve may serve: ready ones, or with `adopted` the adopted ones. Default: `predictions()`. */
+  candidates?(adopted: boolean): Promise<PredictionView[]>;
   readyCards(): Promise<FeedCard[]>;
-}
-
-/** A rough token count (4 characters a token): budgets are advisory, the count must be cheap. */
-export function tokensOf(text: string): number {
-  return Math.ceil(text.length / 4);
+  /** The bundle's context-injection dimension, read on each call. Default: `policy_hybrid`. */
+  policy?(): IntentPolicy;
+  /** A `category_shift` happened: stale the predictions prepared for `from`; resolves to how many. */
+  categoryShift?(shift: CategoryShift): Promise<number>;
+  /** Feedback was recorded (the history source re-reads it). */
+  feedbackRecorded?(): Promise<void>;
 }
 
 export function promptHash(prompt: string): string {
@@ -77,54 +99,55 @@ export function promptHash(prompt: string): string {
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
-/** Lines of the briefing, most relevant first, cut where the budget ends. */
-function compose(items: BriefingItem[], cards: ResolveCard[], prediction: PredictionView | null, budget: number): { text: string; used: number; items: BriefingItem[] } {
-  const lines: string[] = [];
-  let used = 0;
-  const take = (line: string): boolean => {
-    const cost = tokensOf(line) + 1;
-    if (used + cost > budget) return false;
-    lines.push(line);
-    used += cost;
-    return true;
-  };
-  if (prediction) take(`Prepared for: ${prediction.prompt}`);
-  const kept: BriefingItem[] = [];
-  for (const i of items) {
-    if (!take(`${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`)) break;
-    kept.push(i);
-  }
-  for (const c of cards) if (!take(`Ready card ${c.id} (${c.kind}): ${c.title}`)) break;
-  return { text: lines.join('\n'), used, items: kept };
-}
-
 export class Resolver {
+  /** Categories of the newest resolutions, newest first (loaded from the store on first use). */
+  private categories: Array<string | undefined> | undefined;
+
   constructor(private readonly options: ResolverOptions) {}
 
   async resolve(req: ResolveRequest): Promise<ResolutionView> {
     const budget = req.budgetTokens ?? DEFAULT_BRIEFING_BUDGET;
+    const mode = (this.options.policy?.() ?? DEFAULT_INTENT_POLICY).contextInjection;
     const words = tokenSet(req.prompt);
+    const key = promptKey(req.prompt);
+    const adoptedOnly = mode === 'adopted_package_only';
+    const withCards = mode !== 'digest_only' && !adoptedOnly;
+    const candidates = this.options.candidates ? this.options.candidates(adoptedOnly) : this.options.predictions();
     // Both reads at once: on a hit they are most of the time spent.
-    const [live, readyCards] = await Promise.all([this.options.predictions(), this.options.readyCards()]);
-    const ready = live.filter((p) => p.state === 'ready' && p.briefing);
-    const scored = ready.map((p) => ({ p, similarity: jaccard(words, tokenSet(p.prompt)) })).sort((a, b) => b.similarity - a.similarity || b.p.weight - a.p.weight);
+    const [listed, readyCards] = await Promise.all([candidates, withCards ? this.options.readyCards() : Promise.resolve([])]);
+    // adopted_package_only: only what the user adopted is injected; otherwise ready predictions.
+    const pool = listed.filter((p) => p.briefing && p.state === (adoptedOnly ? 'adopted' : 'ready'));
+    // A history prediction has no prompt text: it matches a repeat of its request (same sorted words) only.
+    const similarityTo = (p: PredictionView): number => (p.prompt_key ? (p.prompt_key === key ? 1 : 0) : jaccard(words, tokenSet(p.prompt)));
+    const scored = pool.map((p) => ({ p, similarity: similarityTo(p) })).sort((a, b) => b.similarity - a.similarity || b.p.weight - a.p.weight);
     const best = scored[0];
-    const hit = best && best.similarity >= HIT_THRESHOLD ? best.p : null;
+    let hit = best && best.similarity >= HIT_THRESHOLD ? best.p : null;
+    let match: ResolutionView['match'] = hit ? 'prompt' : null;
     let items: BriefingItem[];
+    let included: PredictionView | null = null;
     if (hit) items = hit.briefing!.items;
     else {
       const briefing = await this.options.brief(req.prompt);
       if (!briefing) throw new EngineError('unavailable', 'the index cannot answer yet (still indexing, or reading is paused); retry shortly');
       items = briefing.items;
+      const covered = pool.map((p) => ({ p, coverage: evidenceCoverage(items, p.briefing!.items) })).sort((a, b) => b.coverage - a.coverage || b.p.weight - a.p.weight)[0];
+      if (covered && covered.coverage >= EVIDENCE_THRESHOLD) {
+        hit = covered.p;
+        match = 'evidence';
+      } else if (mode === 'top_match_auto_include') {
+        included = best && best.similarity > 0 ? best.p : covered && covered.coverage > 0 ? covered.p : null;
+      }
     }
     const paths = new Set(items.map((i) => i.path));
     const cards = readyCards
       .map((c) => ({ id: c.id, kind: c.kind, title: c.title, paths: [...new Set(c.evidence.map((e) => e.path))] }))
       .filter((c) => c.paths.some((p) => paths.has(p)))
       .slice(0, CARDS);
-    const composed = compose(items, cards, hit, budget);
+    const composed = compose({ items, cards, prediction: hit, included, budget, mode });
+    const served = cards.slice(0, composed.cards);
     const alternatives = scored.filter((s) => s.p !== hit).slice(0, ALTERNATIVES).map((s) => ({ prediction_id: s.p.id, prompt: s.p.prompt, similarity: round(s.similarity) }));
     const similarity = round(best?.similarity ?? 0);
+    const category = categoryOf(composed.items.map((i) => i.path));
     const row = await this.options.store.resolutions.insert({
       workspaceId: this.options.workspaceId,
       promptHash: promptHash(req.prompt),
@@ -136,28 +159,55 @@ export class Resolver {
       details: {
         client: req.client ?? null,
         cache: hit ? 'hit' : 'miss',
+        match,
         similarity,
         prediction_id: hit?.id ?? null,
         scores: composed.items.map((i) => round(i.score)),
-        cards: cards.map((c) => c.id),
+        cards: served.map((c) => c.id),
         threshold: HIT_THRESHOLD,
+        prompt_key: key,
+        category: category ?? null,
+        context_injection: mode,
+        auto_included: included?.id ?? null,
+        composer_session_id: req.composerSessionId ?? null,
       },
     });
+    const shift = await this.recordCategory(category);
     return {
       resolution_id: row.id,
       cache: hit ? 'hit' : 'miss',
+      match,
       similarity,
       prediction_id: hit?.id ?? null,
       briefing: composed.text,
       evidence: composed.items,
-      cards,
+      cards: served,
       predicted_response: null,
       alternatives_considered: alternatives,
       briefing_token_used: composed.used,
       briefing_token_budget: budget,
       client: req.client ?? null,
+      category: category ?? null,
+      category_shift: shift,
+      auto_included: included?.id ?? null,
+      composer_session_id: req.composerSessionId ?? null,
+      composer_event_id: null,
       created_at: row.createdAt.toISOString(),
     };
+  }
+
+  /** Remembers the newest resolution's category; on a shift, the registry stales what was prepared for the old one. */
+  private async recordCategory(category: string | undefined): Promise<(CategoryShift & { stale: number }) | null> {
+    if (this.categories === undefined) {
+      // The row just inserted is among them: read the window, then drop it (it is pushed below).
+      const rows = await this.options.store.resolutions.recent(this.options.workspaceId, CATEGORY_WINDOW + 1);
+      this.categories = rows.slice(1).map((r) => ((r.details as { category?: string | null }).category ?? undefined));
+    }
+    this.categories = [category, ...this.categories].slice(0, CATEGORY_WINDOW);
+    const shift = detectShift(this.categories);
+    if (!shift) return null;
+    const stale = this.options.categoryShift ? await this.options.categoryShift(shift) : 0;
+    return { ...shift, stale };
   }
 
   /** The rationale of one resolution of this workspace, with its feedback. */
@@ -177,6 +227,7 @@ export class Resolver {
   async feedback(id: string, value: FeedbackValue, client?: string): Promise<{ resolution_id: string; value: FeedbackValue; recorded_at: string }> {
     await this.row(id);
     const row = await this.options.store.feedback.record({ resolutionId: id, value, ...(client !== undefined ? { clientId: client } : {}) });
+    await this.options.feedbackRecorded?.();
     return { resolution_id: id, value: row.value, recorded_at: row.createdAt.toISOString() };
   }
 
@@ -190,6 +241,7 @@ export class Resolver {
   async forget(): Promise<{ resolutions: number; feedback: number }> {
     const feedback = await this.options.store.feedback.deleteForWorkspace(this.options.workspaceId);
     const resolutions = await this.options.store.resolutions.deleteForWorkspace(this.options.workspaceId);
+    this.categories = [];
     return { resolutions, feedback };
   }
 

@@ -4,6 +4,7 @@
  * few milliseconds, and order-insensitive so "split the parser grammar" matches
  * "continue: Split the parser grammar".
  */
+import { createHash } from 'node:crypto';
 
 /** A prompt at or above this similarity to a ready prediction is served from its prepared briefing. */
 export const HIT_THRESHOLD = 0.6;
@@ -21,4 +22,13 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
   let shared = 0;
   for (const t of a) if (b.has(t)) shared += 1;
   return shared / (a.size + b.size - shared);
+}
+
+/**
+ * The sha256 of a prompt's sorted word tokens: the same request retyped in another order, case or
+ * punctuation gives the same key. Stored on a resolution (never the prompt) so the `history` source
+ * can recognise a request asked again.
+ */
+export function promptKey(text: string): string {
+  return createHash('sha256').update([...tokenSet(text)].sort().join(' '), 'utf8').digest('hex');
 }

@@ -15,6 +15,11 @@ export interface ComposerIntake {
   stale_predictions: number;
   /** The session's `composer_intent` prediction this event created, re-weighed or adopted, else null. */
   prediction_id: string | null;
+  /**
+   * On `submitted`: the resolutions this event was attributed to (their `composer_event_id`): those
+   * resolved for this composer session, and those served from the prediction it adopted. Else [].
+   */
+  resolution_ids: string[];
 }
 
 /**
@@ -49,12 +54,27 @@ export async function ingestComposerSnapshot(
       multiplier,
       ...(snapshot.field_role ? { fieldRole: snapshot.field_role } : {}),
     });
-    return { ...intake, stale_predictions: stale, prediction_id: prediction?.id ?? null };
+    const adopted = prediction?.state === 'adopted' ? prediction.id : undefined;
+    const resolutionIds = await attribute(store, workspaceId, snapshot, event.id, adopted);
+    // An adoption is positive evidence for the history source.
+    if (resolutionIds.length > 0) await predictions.history();
+    return { ...intake, stale_predictions: stale, prediction_id: prediction?.id ?? null, resolution_ids: resolutionIds };
   }
   let stale = 0;
   if (DRAFT_ENDING_STATES.includes(snapshot.lifecycle_state)) {
     const reason: StaleReason = snapshot.lifecycle_state === 'cleared' ? 'draft_cleared' : 'draft_abandoned';
     stale = await store.predictions.markSessionStale(workspaceId, snapshot.session_id, reason);
   }
-  return { ...intake, stale_predictions: stale, prediction_id: null };
+  return { ...intake, stale_predictions: stale, prediction_id: null, resolution_ids: await attribute(store, workspaceId, snapshot, event.id) };
+}
+
+/**
+ * Spec 2.5: `composer_event_id` is set on adoption, so hit/miss telemetry attributes to the composer
+ * event. A `submitted` draft adopts the resolutions made for its session (`composer_session_id` of
+ * resolve) and those served from the prediction it adopted; earlier attributions are kept.
+ */
+async function attribute(store: Store, workspaceId: string, snapshot: DraftIntentSnapshot, eventId: string, predictionId?: string): Promise<string[]> {
+  if (snapshot.lifecycle_state !== 'submitted') return [];
+  const rows = await store.resolutions.linkComposerEvent(workspaceId, { sessionId: snapshot.session_id, ...(predictionId ? { predictionId } : {}) }, eventId);
+  return rows.map((r) => r.id);
 }

@@ -11,6 +11,7 @@ import { seg } from './wire';
 interface WireResolution {
   resolution_id: string;
   cache: 'hit' | 'miss';
+  match: 'prompt' | 'evidence' | null;
   similarity: number;
   prediction_id: string | null;
   briefing: string;
@@ -20,7 +21,7 @@ interface WireResolution {
   briefing_token_budget: number;
 }
 
-const resolve = defineTool<{ prompt: string; budget_tokens?: number; client?: string }>({
+const resolve = defineTool<{ prompt: string; budget_tokens?: number; client?: string; composer_session_id?: string }>({
   id: 'resolve',
   title: 'Resolve a prompt',
   description:
@@ -29,11 +30,12 @@ const resolve = defineTool<{ prompt: string; budget_tokens?: number; client?: st
     prompt: Joi.string().trim().min(1).max(20_000).required().description('what the user asked'),
     budget_tokens: Joi.number().integer().min(50).max(200_000).description('briefing size limit in tokens (default 2000)'),
     client: Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/).description('the agent asking; resolutions are kept per client (default mcp)'),
+    composer_session_id: Joi.string().trim().min(1).max(200).description('the composer session the prompt was drafted in; its submitted event is attributed to this resolution (composer_event_id)'),
   }),
   readOnly: false,
   async run(args, ctx) {
     const r = await ctx.daemon.post<WireResolution>('/v1/resolve', args);
-    const head = `Resolution ${r.resolution_id} (cache ${r.cache}, similarity ${r.similarity}; ${r.briefing_token_used}/${r.briefing_token_budget} tokens)`;
+    const head = `Resolution ${r.resolution_id} (cache ${r.cache}${r.match ? ` by ${r.match}` : ''}, similarity ${r.similarity}; ${r.briefing_token_used}/${r.briefing_token_budget} tokens)`;
     return toolResult(`${head}\n${r.briefing || 'No evidence found for this prompt.'}`, { ...r });
   },
 });

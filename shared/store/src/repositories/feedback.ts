@@ -19,6 +19,8 @@ export interface FeedbackRepository {
   listForProduct(workProductId: string): Promise<FeedbackRow[]>;
   /** Feedback on one resolution, oldest first. */
   listForResolution(resolutionId: string): Promise<FeedbackRow[]>;
+  /** Feedback on several resolutions, oldest first. */
+  listForResolutions(resolutionIds: string[]): Promise<FeedbackRow[]>;
   /** Feedback on a workspace's cards, counted per detector and value (what scoring learns from). */
   countsByDetector(workspaceId: string): Promise<Map<string, Record<FeedbackValue, number>>>;
   /** Deletes all feedback on a workspace's cards and resolutions; returns how many went. */
@@ -67,6 +69,10 @@ export function createFeedbackRepository(db: StoreDb): FeedbackRepository {
         }
         return out;
       }),
+    listForResolutions: (resolutionIds) =>
+      attempt('listing feedback', async () =>
+        resolutionIds.length === 0 ? [] : db.select().from(feedback).where(inArray(feedback.resolutionId, resolutionIds)).orderBy(asc(feedback.createdAt), asc(feedback.id)),
+      ),
     listForResolution: (resolutionId) =>
       attempt('listing feedback', () =>
         db.select().from(feedback).where(eq(feedback.resolutionId, resolutionId)).orderBy(asc(feedback.createdAt), asc(feedback.id)),

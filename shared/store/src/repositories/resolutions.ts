@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { resolutions, type EvidenceRef, type ResolutionRow } from '../schema/resolutions';
 import { attempt } from './attempt';
@@ -35,6 +35,14 @@ export interface ResolutionRepository {
   get(id: string): Promise<ResolutionRow | undefined>;
   /** Sets `composer_event_id` on adoption; undefined when no such resolution. */
   setComposerEvent(id: string, composerEventId: string): Promise<ResolutionRow | undefined>;
+  /**
+   * Attaches a composer event to the workspace's resolutions not yet attributed that belong to the
+   * composer session `sessionId` (`details.composer_session_id`) or were served from prediction
+   * `predictionId` (`details.prediction_id`). Returns the rows changed.
+   */
+  linkComposerEvent(workspaceId: string, match: { sessionId?: string; predictionId?: string }, composerEventId: string): Promise<ResolutionRow[]>;
+  /** The workspace's newest resolutions, newest first (at most `limit`). */
+  recent(workspaceId: string, limit: number): Promise<ResolutionRow[]>;
   /** The workspace's newest resolution; with `client`, the newest whose `details.client` is that client. */
   latest(workspaceId: string, client?: string): Promise<ResolutionRow | undefined>;
   /** Deletes every resolution of a workspace (their feedback goes with them); returns how many went. */
@@ -58,6 +66,22 @@ export function createResolutionRepository(db: StoreDb): ResolutionRepository {
         const [row] = await db.update(resolutions).set({ composerEventId }).where(eq(resolutions.id, id)).returning();
         return row;
       }),
+    linkComposerEvent: (workspaceId, match, composerEventId) =>
+      attempt('attaching the composer event', async () => {
+        const which: SQL[] = [];
+        if (match.sessionId !== undefined) which.push(sql`${resolutions.details}->>'composer_session_id' = ${match.sessionId}`);
+        if (match.predictionId !== undefined) which.push(sql`${resolutions.details}->>'prediction_id' = ${match.predictionId}`);
+        if (which.length === 0) return [];
+        return db
+          .update(resolutions)
+          .set({ composerEventId })
+          .where(and(eq(resolutions.workspaceId, workspaceId), isNull(resolutions.composerEventId), or(...which)))
+          .returning();
+      }),
+    recent: (workspaceId, limit) =>
+      attempt('reading recent resolutions', () =>
+        db.select().from(resolutions).where(eq(resolutions.workspaceId, workspaceId)).orderBy(desc(resolutions.createdAt), desc(resolutions.id)).limit(limit),
+      ),
     latest: (workspaceId, client) =>
       attempt('reading the latest resolution', async () => {
         const where = client === undefined ? eq(resolutions.workspaceId, workspaceId) : and(eq(resolutions.workspaceId, workspaceId), sql`${resolutions.details}->>'client' = ${client}`);
