@@ -40,6 +40,10 @@ describe.each([
     before = gitSnapshot(repo);
     env = await topology.env();
     daemonPort = await freePort();
+    // The user's own scope, set before the first start: scripts/ stays out (on a new config init would
+    // take it in, since code lives there).
+    expect((await sous(['init', '--path', repo], { env })).code).toBe(0);
+    expect((await sous(['config', 'set', 'privacy.allowed_paths', '["src/**","docs/**"]', '--path', repo], { env })).code).toBe(0);
     const up = await sous(['up', '--path', repo, '--port', String(daemonPort), '--json'], { env });
     expect(up.code).toBe(0);
     await until(async () => ((await rawRequest({ port: daemonPort, path: '/status' })).json.index?.state === 'ready' ? true : undefined), 60_000);

@@ -69,7 +69,16 @@ export const DEFAULT_MAX_READY_CARDS = 10;
  * or more (Tricorder's rule; docs/benchmarks.md#detector-false-positives). A user turns one back on
  * by setting the list without it.
  */
-export const DEFAULT_DETECTORS_OFF: readonly string[] = [];
+export const DEFAULT_DETECTORS_OFF: readonly string[] = [
+  // Hand-judged on real repositories' states (scripts/bench/drift/fp-judgements.json, 2026-11-26):
+  'review.debug_statement', // 6 of 6 false (prints in docstring examples, deliberate logging)
+  'review.todo_added', // 3 of 6 (renamed or moved FIXMEs read as added)
+  'review.secret_added', // 2 of 3 (fixture passwords)
+  'review.missing_test_change', // 10 of 12 (docstring-only or type-only changes, spurious pairings)
+  'bug.hotspot_change', // 7 of 7 (builds on the signals above)
+  // docs_drift (11 of 25) and its rename patches (6 of 12) fail too but stay on: the drift feature
+  // is what the feed is for today; making them pass is open work (docs/benchmarks.md).
+];
 export const DEFAULT_LLM_GATE = 'non_trivial';
 export const DEFAULT_EXPLORATION_BACKEND = 'auto';
 /** A small sentence-embedding model most local runtimes can pull. */

@@ -60,6 +60,12 @@ describe('the key table', () => {
     expect(CONFIG_KEYS.filter((k) => k.addition).map((k) => k.key)).toEqual(SOUS_ADDITIONS);
   });
 
+  it('turns off by default the detectors whose measured false-positive rate is 10 % or more', () => {
+    // scripts/bench/drift/fp-judgements.json: every review and hotspot check failed the bar.
+    expect(defaultConfig().exploration.detectors_off).toEqual(['review.debug_statement', 'review.todo_added', 'review.secret_added', 'review.missing_test_change', 'bug.hotspot_change']);
+    expect(() => parseConfigToml('[exploration]\ndetectors_off = ["Review.Todo"]\n')).toThrow(/exploration\.detectors_off/);
+  });
+
   it('fills the defaults the spec describes without a value', () => {
     const cfg = defaultConfig();
     expect(cfg.backend.base_url).toBe('http://127.0.0.1:11434/v1');
