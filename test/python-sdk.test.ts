@@ -2,7 +2,7 @@
  * The Python SDK (spec 4.8; sdk/python, docs/proxy.md#python-sdk) against a live context API: a real
  * daemon (`sous up`, embedded PGlite) prepares a temporary repository, `sous proxy --context-only`
  * serves it, and `python3 -m unittest discover sdk/python` runs with the API's URL in
- * SOUS_CONTEXT_URL. CI=true makes the SDK's live tests fail rather than skip if that wiring breaks.
+ * SOUS_CONTEXT_URL. Without that wiring the SDK's live tests fail (they are never skipped).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
