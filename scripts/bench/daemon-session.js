@@ -1,9 +1,10 @@
 'use strict';
 // What the benchmarks that run a real daemon on a scratch clone share (mcp, resolve): the user's
 // environment, a free port, the CLI run for its JSON, polling, and a cleanup that stops the daemon.
-const { execFile, spawnSync } = require('node:child_process');
+const { execFile, execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
@@ -65,4 +66,36 @@ function makeCleanup(tmp, repo, env) {
   };
 }
 
-module.exports = { CLI, benchEnv, freePort, sousJson, until, makeCleanup };
+/**
+ * A scratch session for a benchmark: a temp dir holding a `git clone --shared` of `source` and the
+ * user environment (empty SOUS_HOME and client folder); Ctrl-C or a kill stops its daemon and
+ * removes it. `close()` does the same at the end and forgets the signal handlers.
+ */
+function openScratch(prefix, source) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const repo = path.join(tmp, 'repo');
+  const env = benchEnv(path.join(tmp, 'home'), path.join(tmp, 'clients'));
+  const cleanup = makeCleanup(tmp, repo, env);
+  const onSignal = (sig) => {
+    cleanup();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const close = () => {
+    cleanup();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  try {
+    fs.mkdirSync(env.SOUS_HOME);
+    fs.mkdirSync(env.SOUS_TEST_CLIENT_DIR);
+    execFileSync('git', ['clone', '-q', '--shared', source, repo], { stdio: 'pipe' });
+  } catch (err) {
+    close();
+    throw err;
+  }
+  return { tmp, repo, env, close };
+}
+
+module.exports = { CLI, benchEnv, freePort, sousJson, until, makeCleanup, openScratch };

@@ -23,7 +23,7 @@ const { ensureCorpus } = require('./retrieval/corpus');
 const { loadFixtures, fixturePackages } = require('./retrieval/quality');
 const { PROMPTS } = require('./retrieval/prompts');
 
-const { CLI, benchEnv, freePort, sousJson, until, makeCleanup } = require('./daemon-session');
+const { CLI, freePort, sousJson, until, openScratch } = require('./daemon-session');
 const DEFAULTS = { files: 5000, starts: 10, calls: 200 };
 /** Issue 6: first tool list within 1.5 s of spawn (daemon running); dashboard p99 within 100 ms. */
 const TARGETS = { coldStartMs: 1500, dashboardP99Ms: 100 };
@@ -259,21 +259,9 @@ exports.run = async function run(args) {
   const corpus = ensureCorpus({ files: opts.files, firstPackages: fixturePackages(fixtures), log });
   corpus.build_ms = Date.now() - t;
 
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-bench-mcp-'));
-  const repo = path.join(tmp, 'repo');
-  const env = benchEnv(path.join(tmp, 'home'), path.join(tmp, 'clients'));
-  const cleanup = makeCleanup(tmp, repo, env);
-  const onSignal = (sig) => {
-    cleanup();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { repo, env, close } = openScratch('sous-bench-mcp-', corpus.dir);
   let result;
   try {
-    fs.mkdirSync(env.SOUS_HOME);
-    fs.mkdirSync(env.SOUS_TEST_CLIENT_DIR);
-    execFileSync('git', ['clone', '-q', '--shared', corpus.dir, repo], { stdio: 'pipe' });
     const planted = plant(repo);
     const perSeries = WARMUP_CALLS + opts.calls;
     const search = searchPrompts(repo, fixtures, 2 * perSeries);
@@ -307,9 +295,7 @@ exports.run = async function run(args) {
     };
   } finally {
     log('');
-    cleanup();
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    close();
   }
   if (opts.json) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

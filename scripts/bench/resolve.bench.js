@@ -17,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { summary, renderRows } = require('./stats');
 
-const { CLI, benchEnv, freePort, sousJson, until, makeCleanup } = require('./daemon-session');
+const { freePort, sousJson, until, openScratch } = require('./daemon-session');
 const DEFAULT_REPO = '/work/.mirror/casey+just/repo';
 const DEFAULTS = { calls: 300, goals: 3 };
 /** Hit ≤ 20 ms p99, miss ≤ 150 ms p99 (no model). */
@@ -109,21 +109,9 @@ async function series(base, prompts, n, client) {
 exports.run = async function run(args) {
   const opts = parseArgs(args);
   const log = opts.json ? () => {} : (m) => process.stderr.write(`\r\x1b[K${m}`);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-bench-resolve-'));
-  const repo = path.join(tmp, 'repo');
-  const env = benchEnv(path.join(tmp, 'home'), path.join(tmp, 'clients'));
-  const cleanup = makeCleanup(tmp, repo, env);
-  const onSignal = (sig) => {
-    cleanup();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { repo, env, close } = openScratch('sous-bench-resolve-', opts.repo);
   let result;
   try {
-    fs.mkdirSync(env.SOUS_HOME);
-    fs.mkdirSync(env.SOUS_TEST_CLIENT_DIR);
-    execFileSync('git', ['clone', '-q', '--shared', opts.repo, repo], { stdio: 'pipe' });
     const commits = history(repo);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -168,9 +156,7 @@ exports.run = async function run(args) {
       targets: TARGETS,
     };
   } finally {
-    cleanup();
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    close();
   }
   if (opts.json) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
