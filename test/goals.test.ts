@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { embeddedEnv, freePort, gitSnapshot, sous } from './support/cli';
+import { embeddedEnv, freePort, gitSnapshot, sous, upAndIndexed } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -34,11 +34,7 @@ function goalIn(id: string, state: string): Promise<{ reconciliation_state: stri
   }, 30_000, 100);
 }
 
-async function start(): Promise<void> {
-  const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
-  expect(up.code).toBe(0);
-  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
-}
+const start = (): Promise<void> => upAndIndexed(repo, port, env);
 
 beforeAll(async () => {
   repo = makeGitRepo();

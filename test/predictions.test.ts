@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { embeddedEnv, freePort, gitSnapshot, pinBundle, sous } from './support/cli';
+import { embeddedEnv, freePort, gitSnapshot, pinBundle, sous, upAndIndexed } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -55,11 +55,7 @@ async function cycle(): Promise<void> {
   await until(async () => ((await request('GET', `/jobs/${id}`)).json.job.state === 'completed' ? true : undefined), 60_000, 100);
 }
 
-async function start(): Promise<void> {
-  const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
-  expect(up.code).toBe(0);
-  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
-}
+const start = (): Promise<void> => upAndIndexed(repo, port, env);
 
 beforeAll(async () => {
   repo = makeGitRepo();

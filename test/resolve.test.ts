@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { embeddedEnv, freePort, pinBundle, sous } from './support/cli';
+import { embeddedEnv, freePort, pinBundle, sous, upAndIndexed } from './support/cli';
 import { rawRequest, type RawResponse } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -45,8 +45,7 @@ beforeAll(async () => {
   env = embeddedEnv();
   port = await freePort();
   await pinBundle(repo, env);
-  expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
-  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
+  await upAndIndexed(repo, port, env);
 }, 120_000);
 
 afterAll(async () => {
@@ -250,8 +249,7 @@ test('useful feedback over HTTP seeds a history prediction that survives a daemo
   expect(Object.keys(mine!.evidence)).toContain('src/lexer.ts');
 
   expect((await sous(['down', '--path', repo], { env })).code).toBe(0);
-  expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
-  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
+  await upAndIndexed(repo, port, env);
   const afterRestart = await request('POST', '/v1/resolve', { prompt: 'how does lexTokens split words' });
   expect(afterRestart.json).toMatchObject({ cache: 'hit', match: 'prompt', prediction_id: mine!.id });
 

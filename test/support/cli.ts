@@ -1,7 +1,9 @@
 import { spawn, execFileSync } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { rawRequest } from './http';
 import { makeTempDir } from './tmp';
+import { until } from './wait';
 
 export const CLI = path.join(__dirname, '..', '..', 'services', 'cli', 'dist', 'main.js');
 
@@ -83,4 +85,11 @@ export async function pinBundle(repo: string, env: NodeJS.ProcessEnv, bundle = '
     const r = await sous(args, { env });
     if (r.code !== 0) throw new Error(`sous ${args.join(' ')} failed: ${r.stderr.trim()}`);
   }
+}
+
+/** `sous up` on `port`, then waits until the daemon reports its index ready (the start every daemon test needs). */
+export async function upAndIndexed(repo: string, port: number, env: NodeJS.ProcessEnv): Promise<void> {
+  const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
+  if (up.code !== 0) throw new Error(`sous up exited ${up.code}: ${up.stderr.trim() || up.stdout.trim()}`);
+  await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
 }

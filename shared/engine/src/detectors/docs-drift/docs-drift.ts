@@ -45,7 +45,8 @@ export const docsDriftDetector: Detector = {
       if (text === undefined || text.includes('\0')) continue;
       // A name the doc's own example declares (`is_offer: bool` in its code block) is the example's.
       const examples = exampleLines(doc, text);
-      mentions.set(doc, groupMentions(extractMentions(doc, text)).filter((g) => g.kind !== 'identifier' || !exampleDeclares(examples, g.value)));
+      const groups = groupMentions(extractMentions(doc, text));
+      mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => g.kind !== 'identifier' || !exampleDeclares(examples, g.value)));
     }
     const repo = repoFacts(view, needles, flagNeedles);
     for (const [doc, groups] of mentions) {

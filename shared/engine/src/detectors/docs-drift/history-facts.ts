@@ -87,7 +87,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
   const codeHolds = (word: string): boolean => {
     let hit = held.get(word);
     if (hit === undefined) {
-      const re = new RegExp(`(?<![\\w$])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
+      const re = new RegExp(`(?<![\\w$])${escapeRegExp(word)}(?![\\w$])`);
       hit = view.paths().some((p) => !isDocFile(p, view.file(p)?.language) && re.test(view.text(p) ?? ''));
       held.set(word, hit);
     }
@@ -279,7 +279,7 @@ function escapeRegExp(text: string): string {
 }
 
 function definitionShapes(name: string): RegExp[] {
-  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const n = escapeRegExp(name);
   return [
     new RegExp(`\\b(?:function|class|def|const|let|var|interface|type|enum|fn|func|struct|trait|mod|module|macro_rules!|static|val|object|record|namespace|union|typedef|alias)\\s+\\*?\\s*${n}(?![\\w$])`),
     new RegExp(`\\bfunc\\s*\\([^)]*\\)\\s*${n}(?![\\w$])`),
@@ -327,14 +327,14 @@ export function wordChars(kind: MentionKind): string {
 /** `needle` as a whole word; a flag's name may follow its dashes (`--dry-run`) but not another word (`no-dry-run`). */
 export function boundedRegExp(needle: string, kind: MentionKind, flags = ''): RegExp {
   const c = wordChars(kind);
-  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(needle);
   const before = kind === 'flag' || kind === 'config_key' ? '(?<![\\w$]|[\\w$]-)' : `(?<![${c}])`;
   return new RegExp(`${before}${escaped}(?![${c}])`, flags);
 }
 
 /** A flag-shaped use of `name` in code: `--name`, or the name quoted (`"name"`, `'name'`). */
 export function flagUseRegExp(name: string): RegExp {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(name);
   return new RegExp(`(?:--|["'\`])${escaped}(?![\\w$-])`, 'g');
 }
 
