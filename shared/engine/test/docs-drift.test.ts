@@ -7,7 +7,7 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
-import { exampleLines, extractMentions, isHistoryDoc } from '../src/detectors/docs-drift/mentions';
+import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
 import type { Candidate } from '../src/work/types';
 import { buildRemovalIndex } from '../src/view/history-index';
 import type { Frontier } from '../src/detectors/types';
@@ -69,6 +69,18 @@ const CONFIG_V1 = 'export function parseConfig(text: string): string {\n  return
 const INDEX_V1 = "import { parseConfig } from './config';\n\nexport const run = (): string => parseConfig(' x ');\n";
 
 describe('extractMentions', () => {
+  it('skips a line that names an old thing on purpose ("was named", "deprecated", "before 0.34")', () => {
+    const doc = [
+      'Enable `deps.optimizer`. Before Vitest 0.34.0, it was named `deps.experimentalOptimizer`.',
+      'Types in this folder (e.g. `types/chokidar.d.ts`) are deprecated.',
+      '`oldCall()` was renamed; `legacyMode()` still works.',
+      'Use `newCall()` now.',
+    ].join('\n');
+    expect(extractMentions('docs/config.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['4:newCall']);
+    // `legacyMode` is a name, not the word "legacy".
+    expect(extractMentions('docs/config.md', 'Turn on `legacyMode()`.').map((m) => m.value)).toEqual(['legacyMode']);
+  });
+
   it('skips sections that record history, in markdown and reStructuredText (where ~~~~ underlines a title)', () => {
     const md = ['# Tool', 'Use `fooBar()`.', '## Breaking changes', '- `oldName` is now `newName`', '### Details', '`deepOld()` too', '## Usage', 'Call `useThis()`.'].join('\n');
     expect(extractMentions('README.md', md).map((m) => m.value)).toEqual(['fooBar', 'useThis']);
@@ -109,6 +121,13 @@ describe('extractMentions', () => {
   it('reads code spans in the comments of fenced examples, never the example\'s own words', () => {
     const doc = ['```python', '# With `rollback_on_shutdown` set, each test starts clean.', 'app = make_app(debug=True)', 'client.get(url)  // see `fetchUrl` too', '```', '```js', 'const s = `${notAMention}`;', '```'].join('\n');
     expect(extractMentions('docs/testing.md', doc).map((m) => `${m.line}:${m.column}:${m.value}`)).toEqual(['2:8:rollback_on_shutdown', '4:25:fetchUrl']);
+  });
+
+  it('reads docs of older major versions beside the current one as history (`docs/v1`, `docs/v2` next to `docs/v3`)', () => {
+    const older = olderVersionDocs(['docs/v1/guide.md', 'docs/v2/guide.md', 'docs/v3/guide.md', 'docs/index.md', 'site/2.x/a.md', 'site/10.x/a.md', 'api/v2/x.md']);
+    expect(['docs/v1/guide.md', 'docs/v2/guide.md', 'site/2.x/a.md'].filter(older)).toHaveLength(3);
+    // The highest is current; a version folder without siblings is the only one.
+    expect(['docs/v3/guide.md', 'docs/index.md', 'site/10.x/a.md', 'api/v2/x.md'].filter(older)).toEqual([]);
   });
 
   it('reads proposals and decision records as history, and never takes the system\'s variables for the project\'s', () => {
@@ -456,6 +475,75 @@ describe('docsDriftDetector', () => {
     const { candidates } = await detect(dir);
     // (The same line with one word changed reads as a rename: a patch is offered too.)
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/index.md|identifier|allow_population_by_alias', 'docs_drift.rename_diff docs/index.md|rename|allow_population_by_alias']);
+  });
+
+  it("never takes what a test or an example dropped for the project's own removal", async () => {
+    const helpTest = "it('prints help', () => {\n  expect(help()).toContain('--cache-idle-timeout');\n});\n";
+    const example = 'fn map_request(req: Request) -> Request {\n    req\n}\n';
+    const dir = repoWith([
+      { message: 'cli, test, example', files: { 'src/cli.ts': "program.option('--watch');\n", 'test/help.test.js': helpTest, 'examples/print/main.rs': example } },
+      { message: 'docs', files: { 'OPTIONS.md': '`--cache-idle-timeout` and `--watch`.\n', 'docs/middleware.md': 'See `map_request` for small changes.\n' } },
+      { message: 'Trim the help test, simplify the example', files: { 'test/help.test.js': "it('prints help', () => {\n  expect(help()).toBeTruthy();\n});\n", 'examples/print/main.rs': 'fn main() {}\n' } },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it("never takes a crate's `//!` docs for code, but a removed field's doc comment goes with the field", async () => {
+    const lib = '//! If you defined `--myoption` and the user typed `--moyption`, clap suggests the fix.\npub struct Args {\n    /// Print only; --dry-run changes nothing.\n    dry_run: bool,\n}\n';
+    const dir = repoWith([
+      { message: 'lib', files: { 'src/lib.rs': lib } },
+      { message: 'readme', files: { 'README.md': 'If you defined `--myoption` and typed `--moyption`, you get a hint. Pass `--dry-run` to preview.\n' } },
+      { message: 'Tidy docs, drop dry run', files: { 'src/lib.rs': 'pub struct Args {\n}\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_flag README.md|flag|--dry-run']);
+  });
+
+  it('leaves alone a name whose case alone changed (`Colors` → `COLORS`)', async () => {
+    const dir = repoWith([
+      { message: 'help', files: { 'src/cli.rs': 'const HELP: &str = r"\nColors\n------\nstyle strings\n";\npub fn help() -> &\'static str { HELP }\n' } },
+      { message: 'readme', files: { 'README.md': 'See the `Colors` section of the help output.\n' } },
+      { message: 'Update --help text', files: { 'src/cli.rs': 'const HELP: &str = r"\nCOLORS\n------\nstyle strings\n";\npub fn help() -> &\'static str { HELP }\n' } },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it('patches a rename only where the name is defined, and never when one commit merged several names into one', async () => {
+    const table = 'class DataTable:\n    cursor_cell = Reactive(0)\n\n    def clamp(self, value):\n        row = self.cursor_cell\n        return row\n';
+    const layout = 'pub struct Config {\n    array_indent: IndentStyle,\n    fn_args_indent: IndentStyle,\n}\n';
+    const dir = repoWith([
+      { message: 'table and layout', files: { 'src/table.py': table, 'src/config.rs': layout } },
+      { message: 'docs', files: { 'docs/table.md': 'Read `cursor_cell` for the position.\n', 'docs/config.md': 'Set `layout.array_indent` or `layout.fn_args_indent`.\n' } },
+      { message: 'Rename the cursor', files: { 'src/table.py': table.replace('    cursor_cell = Reactive(0)\n', '    cursor_coordinate = Reactive(0)\n').replace('row = self.cursor_cell', 'row = self.coordinate') } },
+      { message: "Replace '*_indent' with 'indent_style'", files: { 'src/config.rs': 'pub struct Config {\n    indent_style: IndentStyle,\n    indent_style: IndentStyle,\n}\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    const patches = candidates.filter((c) => c.kind === 'virtual_diff');
+    expect(patches).toHaveLength(1);
+    expect(patches[0]?.title).toContain('`cursor_cell` → `cursor_coordinate`');
+    expect(candidates.filter((c) => c.kind === 'docs_drift').flatMap(named).sort()).toEqual([
+      'docs_drift.removed_config_key docs/config.md|config_key|layout.array_indent',
+      'docs_drift.removed_config_key docs/config.md|config_key|layout.fn_args_indent',
+      'docs_drift.removed_name docs/table.md|identifier|cursor_cell',
+    ]);
+  });
+
+  it('leaves alone a path the code still names as a default, though the repository moved its own copy', async () => {
+    const dir = repoWith([
+      { message: 'defaults', files: { 'lib/mocharc.json': '{ "opts": "./test/mocha.opts" }\n', 'test/mocha.opts': '--recursive\n', 'lib/run.js': 'module.exports = require("./mocharc.json");\n' } },
+      { message: 'docs', files: { 'docs/index.md': 'By default, Mocha reads `test/mocha.opts`.\n' } },
+      { message: 'Move our own opts', mv: ['test/mocha.opts', 'test/opts/mocha.opts'] },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it('leaves alone the docs of an older major version kept beside the current one', async () => {
+    const dir = repoWith([
+      { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs', files: { 'docs/v1/modes.md': 'Turn on `legacyMode()`.\n', 'docs/v2/modes.md': 'Turn on `legacyMode()`.\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
+    ]);
+    expect((await detect(dir)).candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/v2/modes.md|identifier|legacyMode']);
   });
 
   it('reads the example code of markdown fences and reStructuredText literal blocks', () => {

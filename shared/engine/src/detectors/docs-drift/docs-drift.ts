@@ -15,7 +15,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { exampleLines, extractMentions, isDocFile, isHistoryDoc, type Mention, type MentionKind } from './mentions';
+import { exampleLines, extractMentions, isDocFile, isHistoryDoc, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { exampleDeclares, needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -30,9 +30,10 @@ export const docsDriftDetector: Detector = {
   name: 'docs_drift',
   kinds: ['docs_drift', 'virtual_diff'],
   async detect({ view, frontier, signal }: DetectorContext): Promise<DetectorResult> {
+    const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
-      .filter((p) => isDocFile(p, view.file(p)?.language) && !isHistoryDoc(p))
+      .filter((p) => isDocFile(p, view.file(p)?.language) && !isHistoryDoc(p) && !older(p))
       .sort((a, b) => frontier.priority(b) - frontier.priority(a) || (a < b ? -1 : 1))
       // Every doc may mention what a change removed, not only docs on the frontier; those come first.
       .slice(0, MAX_DOCS);
@@ -208,7 +209,7 @@ const MAX_TITLE_NAMES = 3;
  */
 function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Candidate[] {
   const byCommit = new Map<string, Finding[]>();
-  for (const f of findings) {
+  for (const f of mergesUnrenamed(findings)) {
     const list = byCommit.get(f.removal.commit.sha);
     if (list === undefined) byCommit.set(f.removal.commit.sha, [f]);
     else list.push(f);
@@ -221,6 +222,26 @@ function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Cand
     if (diff !== undefined) out.push(diff);
   }
   return out;
+}
+
+/**
+ * A commit that turned several names into one (`fn_args_indent`, `array_indent` → `indent_style`)
+ * merged them: no single name replaces each, so none of them gets a patch.
+ */
+function mergesUnrenamed(findings: readonly Finding[]): Finding[] {
+  const olds = new Map<string, Set<string>>(); // commit|new name → old names
+  const keyOf = (f: Finding): string => `${f.removal.commit.sha}|${f.removal.renamedTo ?? ''}`;
+  for (const f of findings) {
+    if (f.removal.renamedTo === undefined) continue;
+    const set = olds.get(keyOf(f)) ?? new Set<string>();
+    set.add(needleOf(f.group.kind, f.group.value));
+    olds.set(keyOf(f), set);
+  }
+  return findings.map((f) => {
+    if (f.removal.renamedTo === undefined || (olds.get(keyOf(f))?.size ?? 0) < 2) return f;
+    const { renamedTo: _merged, ...removal } = f.removal;
+    return { ...f, removal };
+  });
 }
 
 /** What happened to a finding's thing, in words: "removed `x`", "renamed `x` to `y`", "moved `a` to `b`". */

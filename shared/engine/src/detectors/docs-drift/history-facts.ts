@@ -7,6 +7,7 @@ import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
 import { codePathspecs, type RemovalIndex } from '../../view/history-index';
+import { isProjectSource } from '../file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 
@@ -83,6 +84,13 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     }
     return false;
   };
+  /**
+   * Repository paths the code quotes (`"opts": "./test/mocha.opts"`): a default the program still
+   * looks for, whether or not the repository has such a file.
+   */
+  const quotedPaths = codeScan(view, () => true, (text, into) => {
+    for (const m of text.matchAll(/["'`](?:\.\/)?([\w@.-]+(?:\/[\w@.-]+)+)["'`]/g)) into.add(m[1] ?? '');
+  });
   const held = new Map<string, boolean>();
   const codeHolds = (word: string): boolean => {
     let hit = held.get(word);
@@ -102,7 +110,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
   let modules: PythonModules | undefined;
   const python = (): PythonModules => (modules ??= pythonModules(view.paths()));
   const existsNow = (kind: MentionKind, value: string): boolean => {
-    if (kind === 'path') return view.file(value) !== undefined;
+    if (kind === 'path') return view.file(value) !== undefined || quotedPaths().has(value);
     if (kind === 'module_path') return (resolveDotted(view, python(), value, () => false)?.state ?? 'exists') === 'exists';
     if (kind === 'flag') {
       // A flag's word alone (`input`, `workers`) is in every program: only a flag-shaped use counts,
@@ -142,7 +150,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       const program = group.kind === 'identifier' || group.kind === 'flag';
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
       for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
-        const files = (await commitDiff(commit.sha)).filter((f) => isCodeChange(f.oldPath ?? f.path) && isCodeChange(f.path) && (!program || !isSettingsFile(f.path)));
+        const files = (await commitDiff(commit.sha)).filter((f) => isOwnCode(f.oldPath ?? f.path) && isOwnCode(f.path) && (!program || !isSettingsFile(f.path)));
         const removedFrom = netRemovals(files, needle, group.kind);
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
@@ -150,6 +158,8 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // definition out. A name the project only ever used (`os.getenv`, `GraphQLApp` imported from
         // starlette) is another project's: it still exists there, and docs that show it may be right.
         if (group.kind === 'identifier' && !definedIn(removedFrom, needle)) continue;
+        // `Colors` → `COLORS`: the reader still finds it.
+        if (group.kind === 'identifier' && recased(removedFrom, needle)) return undefined;
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
@@ -236,6 +246,15 @@ const CI_CONFIG = /^(?:\.github|\.circleci|\.buildkite|\.azure-pipelines|\.gitla
 /** Whether a change to `file` can take a name out of the code: not a doc, not CI configuration. */
 function isCodeChange(file: string): boolean {
   return !isDocFile(file) && !CI_CONFIG.test(file);
+}
+
+/**
+ * Whether a change to `file` can take the project's own name out: code, not a doc or CI configuration,
+ * nor a test, snapshot, fixture or example (a snapshot of another tool's help, an example's use of a
+ * dependency).
+ */
+function isOwnCode(file: string): boolean {
+  return isCodeChange(file) && isProjectSource(file);
 }
 
 /** Data and settings files: they configure tools, they do not define the project's names or flags. */
@@ -342,11 +361,32 @@ export function containsBounded(text: string, needle: string, kind: MentionKind)
   return needle !== '' && boundedRegExp(needle, kind === 'path' ? 'flag' : kind).test(text);
 }
 
-/** Files whose `-` lines drop more occurrences of `needle` than their `+` lines add, most first. */
+/** Whether the `+` lines of these files hold `name` in another case only (`Colors` → `COLORS`). */
+function recased(files: readonly FileDiff[], name: string): boolean {
+  const re = new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`, 'gi');
+  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('+') && [...l.slice(1).matchAll(re)].some((m) => m[0] !== name))));
+}
+
+/** A comment line (`// …`, `//! …`, `/* …`, ` * …`, `# …`, `<!-- …`); not `#[attr]`, `#include`, `#!`. */
+const COMMENT_LINE = /^\s*(?:\/\/|\/\*|\*(?:\s|\/|$)|#(?:\s|#|$)|<!--)/;
+
+/**
+ * Files whose `-` lines drop more occurrences of `needle` than their `+` lines add, most first. A
+ * mention in a comment counts only in a file whose code lines also drop the word: prose in a
+ * crate's `//!` docs (an example flag `--myoption`) is documentation, while the doc comment of a
+ * removed field (`/// --dry-run …` over `dry_run: bool`) goes with its code.
+ */
 export function netRemovals(files: readonly FileDiff[], needle: string, kind: MentionKind): FileDiff[] {
   const re = kind === 'flag' ? flagUseRegExp(needle) : boundedRegExp(needle, kind, 'g');
-  const count = (f: FileDiff, sign: string): number =>
-    f.hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith(sign)).reduce((k, l) => k + (l.slice(1).match(re)?.length ?? 0), 0), 0);
+  const forms = needleForms(kind, kind === 'flag' ? `--${needle}` : needle).map((form) => boundedRegExp(form, 'identifier'));
+  const codeDrops = (f: FileDiff): boolean => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && !COMMENT_LINE.test(l.slice(1)) && forms.some((w) => w.test(l.slice(1)))));
+  const count = (f: FileDiff, sign: string): number => {
+    const comments = codeDrops(f);
+    return f.hunks.reduce(
+      (n, h) => n + h.lines.filter((l) => l.startsWith(sign) && (comments || !COMMENT_LINE.test(l.slice(1)))).reduce((k, l) => k + (l.slice(1).match(re)?.length ?? 0), 0),
+      0,
+    );
+  };
   const net = files.map((f) => ({ f, removed: count(f, '-') }));
   const added = files.reduce((n, f) => n + count(f, '+'), 0);
   const removed = net.reduce((n, x) => n + x.removed, 0);
@@ -367,14 +407,23 @@ export function netRemovals(files: readonly FileDiff[], needle: string, kind: Me
  */
 export function singleReplacement(files: readonly FileDiff[], needle: string, kind: MentionKind): string | undefined {
   const re = boundedRegExp(needle, kind);
+  // A name or key is renamed where it is defined (`def old(` / `def new(`); a use swapped for
+  // another (`row = cursor_cell` / `row = coordinate`) may be any other name.
+  const defined = kind === 'identifier' || kind === 'config_key';
+  const defines = (line: string, name: string): boolean =>
+    kind === 'config_key'
+      ? new RegExp(`(?<![\\w$-])["'\`]?${escapeRegExp(name)}["'\`]?\\s*[:=]`).test(line) // a key: `name: 300`, `"name" =`
+      : definitionShapes(name).some((shape) => shape.test(line));
   const found = new Set<string>();
   for (const hunk of files.flatMap((f) => f.hunks)) {
-    const minus = hunk.lines.filter((l) => l.startsWith('-') && re.test(l.slice(1))).map((l) => l.slice(1));
-    const plus = hunk.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1));
+    const minus = hunk.lines.filter((l) => l.startsWith('-') && re.test(l.slice(1)) && !COMMENT_LINE.test(l.slice(1))).map((l) => l.slice(1));
+    const plus = hunk.lines.filter((l) => l.startsWith('+') && !COMMENT_LINE.test(l.slice(1))).map((l) => l.slice(1));
     for (const m of minus) for (const p of plus) {
       const replaced = swappedWord(m, p, wordChars(kind));
       const [old, next] = [replaced?.old.replace(/^-+/, ''), replaced?.new.replace(/^-+/, '')];
-      if (old === needle && next !== undefined && next !== '' && next !== needle) found.add(next);
+      if (old !== needle || next === undefined || next === '' || next === needle) continue;
+      if (defined && !(defines(m, needle) && defines(p, next))) continue;
+      found.add(next);
     }
   }
   return found.size === 1 ? [...found][0] : undefined;

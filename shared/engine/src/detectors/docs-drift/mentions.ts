@@ -56,6 +56,49 @@ export function isHistoryDoc(filePath: string): boolean {
   return DATED.test(base) || VERSIONED.test(base);
 }
 
+/** A folder named by a major version: `v1`, `v2.x`, `1.x`, `version-2`. */
+const VERSION_FOLDER = /^(?:v|version[-_]?)?(\d+)(?:\.(\d+|x))?$/i;
+
+/**
+ * Docs kept for older major versions beside the current one (`docs/v1`, `docs/v2` next to `docs/v3`):
+ * of sibling version folders the highest is current, the others document releases that still have
+ * the old names. Returns a predicate over paths.
+ */
+export function olderVersionDocs(paths: readonly string[]): (filePath: string) => boolean {
+  const highest = new Map<string, number>(); // parent folder → highest version among its version folders
+  const versionOf = (segment: string): number | undefined => {
+    const m = VERSION_FOLDER.exec(segment);
+    return m === null ? undefined : Number(m[1]) * 1000 + (m[2] === undefined || m[2] === 'x' ? 0 : Number(m[2]));
+  };
+  const seen = new Set<string>();
+  for (const p of paths) {
+    const segments = p.split('/');
+    for (let i = 0; i < segments.length - 1; i++) {
+      const key = segments.slice(0, i + 1).join('/');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const version = versionOf(segments[i] ?? '');
+      if (version === undefined) continue;
+      const parent = segments.slice(0, i).join('/');
+      highest.set(parent, Math.max(highest.get(parent) ?? -1, version));
+    }
+  }
+  return (filePath) => {
+    const segments = filePath.split('/');
+    for (let i = 0; i < segments.length - 1; i++) {
+      const version = versionOf(segments[i] ?? '');
+      if (version !== undefined && version < (highest.get(segments.slice(0, i).join('/')) ?? version)) return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * A line that names an old thing on purpose: "renamed", "was named", "formerly", "deprecated",
+ * "no longer", "legacy", "before v0.34": its names are history, not drift.
+ */
+const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
+
 /** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
 const MAX_SPAN_CHARS = 200;
 /** Names shorter than this are too ambiguous to check (`id`, `x`). */
@@ -110,7 +153,8 @@ const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
  * The mentions in a doc's text, in reading order. Inside fenced code blocks only flags, environment
  * variables and the code spans of comments count (every word of an example would otherwise be a
  * "name"). A section whose heading says it is history ("Breaking changes", "Changelog", "Migrating
- * from 1.x") is skipped to the next heading of its level or above: it names old code on purpose.
+ * from 1.x") is skipped to the next heading of its level or above: it names old code on purpose, as
+ * does a line that says so (HISTORY_LINE).
  */
 export function extractMentions(docPath: string, text: string): Mention[] {
   const out: Mention[] = [];
@@ -144,6 +188,7 @@ export function extractMentions(docPath: string, text: string): Mention[] {
       }
       if (historyLevel !== null) return;
     } else if (historyLevel !== null) return;
+    if (HISTORY_LINE.test(line)) return;
     // In an example, only a comment's code spans are prose about the code ("`rollback_on_shutdown`
     // rolls back…"); the example's own words are not mentions.
     const comment = fence === null ? null : FENCED_COMMENT.exec(line);

@@ -1,10 +1,9 @@
 /**
  * The changes under review: the uncommitted work and the newest commits, as file diffs, plus the
  * small helpers every review rule needs (added lines with their line numbers, mapping a line of a
- * commit onto the current file, telling test files apart). Read once per view: the review and the
+ * commit onto the current file). Read once per view: the review and the
  * hotspot detectors share the same git reads within one cycle.
  */
-import * as path from 'node:path';
 import type { CommitRef, FileDiff } from '../../view/git-history';
 import type { RepositoryView } from '../../view/repository-view';
 
@@ -117,17 +116,6 @@ export function currentLine(view: RepositoryView, path: string, line: number, te
     if (best === undefined || Math.abs(i + 1 - line) < Math.abs(best - line)) best = i + 1;
   }
   return best === undefined ? undefined : { line: best, contentHash: file.sha256 };
-}
-
-const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', '__test__']);
-const TEST_NAMES = [/\.(test|spec)\.[^.]+$/, /_test\.go$/, /^test_.*\.py$/, /_test\.py$/, /Tests?\.(java|kt)$/, /_spec\.rb$/];
-
-/** Whether `path` is a test file: in a test folder, or named like one (`*.test.ts`, `*_test.go`, `test_*.py`, `*Test.java`). */
-export function isTestPath(file: string): boolean {
-  const segments = file.split('/');
-  if (segments.slice(0, -1).some((s) => TEST_FOLDERS.has(s))) return true;
-  const base = path.posix.basename(file);
-  return TEST_NAMES.some((r) => r.test(base));
 }
 
 /** Evidence list in markdown, one bullet per item. */

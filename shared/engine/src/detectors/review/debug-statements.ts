@@ -8,7 +8,8 @@
 import { detectLanguage, type Language } from '@sous/retrieval';
 import type { RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
-import { addedLines, commitOf, currentLine, describeSource, evidenceMarkdown, isTestPath, joinWords, type ChangeSet } from './changes';
+import { addedLines, commitOf, currentLine, describeSource, evidenceMarkdown, joinWords, type ChangeSet } from './changes';
+import { isTestPath } from '../file-roles';
 
 /** One kind of debug statement. */
 interface DebugPattern {

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { isCodePath } from '@sous/retrieval';
 import type { RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
-import { commitOf, describeSource, evidenceMarkdown, isTestPath, type ChangeSet } from './changes';
+import { commitOf, describeSource, evidenceMarkdown, type ChangeSet } from './changes';
+import { isTestPath } from '../file-roles';
 
 const STRENGTH = 0.5;
 

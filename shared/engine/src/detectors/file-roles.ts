@@ -1,0 +1,27 @@
+/**
+ * What a file is for, by its path: tests, and fixtures or examples. Detectors ask this to tell the
+ * project's own code from code that exercises or illustrates it.
+ */
+import * as path from 'node:path';
+
+const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', '__test__']);
+const TEST_NAMES = [/\.(test|spec)\.[^.]+$/, /_test\.go$/, /^test_.*\.py$/, /_test\.py$/, /Tests?\.(java|kt)$/, /_spec\.rb$/, /^conftest\.py$/];
+const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapshots?|__snapshots__|__mocks__|examples?|demos?|samples?|playground|benches|benchmarks?|e2e)$/i;
+
+/** Whether `path` is a test file: in a test folder, or named like one (`*.test.ts`, `*_test.go`, `test_*.py`, `*Test.java`). */
+export function isTestPath(file: string): boolean {
+  const segments = file.split('/');
+  if (segments.slice(0, -1).some((s) => TEST_FOLDERS.has(s))) return true;
+  const base = path.posix.basename(file);
+  return TEST_NAMES.some((r) => r.test(base));
+}
+
+/**
+ * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example or a
+ * benchmark: what those drop (a snapshot of another tool's help, an example's use of a dependency)
+ * was never the project's.
+ */
+export function isProjectSource(file: string): boolean {
+  if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file)) return false;
+  return !file.split('/').slice(0, -1).some((s) => FIXTURE_FOLDERS.test(s));
+}
