@@ -7,6 +7,7 @@
 import type { ScopePolicy } from '@sous/retrieval';
 import { runGit, streamGitLines } from '@sous/retrieval';
 import type { CommitRef } from './git-history';
+import { isProjectSource } from './file-roles';
 import { FIELD, LOG_FORMAT as FORMAT, RECORD, parseLog } from './git-log';
 
 /** Commits read: the same window as the index's git signals. */
@@ -27,6 +28,12 @@ export interface HistoryIndex {
 
 /** Words, whole when hyphenated (`dry-run`) and in parts. */
 const WORD = /[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
+/**
+ * A word used as a flag: `--jsx`, or quoted (`'jsx'`, `"dry-run"`), as option parsers take them.
+ * Asked for as `--jsx`: the bare word `jsx` is in every `.jsx` file name, and the commits that
+ * removed it as a word bury the one that removed the flag.
+ */
+const FLAG_USE = /(?:--|["'`])([A-Za-z][\w-]*)/g;
 
 export async function buildHistoryIndex(root: string, policy: ScopePolicy, redact: (text: string) => string, window = HISTORY_WINDOW): Promise<HistoryIndex> {
   const commits: CommitRef[] = [];
@@ -73,7 +80,7 @@ const NOT_CODE_FILE =
 /** Common source, script and config file types (the narrow search always includes them). */
 const SOURCE_TYPES = 'py pyi js cjs mjs jsx ts cts mts tsx go rs rb java kt c h cc cpp hpp cs swift php sh bash zsh fish ps1 toml yaml yml json ini cfg';
 
-/** Which commits removed some words from in-scope files, newest first. */
+/** Which commits removed some words from in-scope files of the project's own code, newest first. */
 export interface RemovalIndex {
   removing(word: string): readonly CommitRef[];
 }
@@ -102,7 +109,8 @@ export function codePathspecs(paths: readonly string[]): string[] | undefined {
 }
 
 /**
- * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`.
+ * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`
+ * (a word asked for as `--name` is matched where it is used as a flag, see FLAG_USE).
  * One `git log -p` over the window, read as a stream: each removed line's words are looked up in a
  * set, so the cost does not grow with the number of words (git's `-G` with an alternation of
  * hundreds of words was slower than reading every patch, and it ran once per batch of words). Only
@@ -120,6 +128,7 @@ export async function buildRemovalIndex(
 ): Promise<RemovalIndex> {
   const wanted = new Set(words.filter((w) => w !== ''));
   if (wanted.size === 0) return { removing: () => [] };
+  const flags = [...wanted].some((w) => w.startsWith('--'));
   // The window ends at the oldest of the newest `window` commits; everything newer than it is read,
   // side branches merged since included (a plain `-n` would cut those in a merge-heavy history).
   const newest = (await runGit(root, ['rev-list', '--no-merges', `-n${window}`, 'HEAD']).catch(() => '')).split('\n').filter((l) => l !== '');
@@ -140,19 +149,23 @@ export async function buildRemovalIndex(
         return;
       }
       if (line.startsWith('--- ')) {
-        inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6)) && !NOT_CODE_FILE.test(line.slice(6));
+        // The project's own code only: a test, snapshot or example that dropped a word never removed it.
+        inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6)) && !NOT_CODE_FILE.test(line.slice(6)) && isProjectSource(line.slice(6));
         return;
       }
       if (ref === undefined || !inScope || !line.startsWith('-')) return;
+      const at = ref;
+      const record = (key: string): void => {
+        if (!wanted.has(key)) return;
+        const commits = found.get(key);
+        if (commits === undefined) found.set(key, [at]);
+        else if (commits[commits.length - 1] !== at) commits.push(at);
+      };
       for (const word of line.slice(1).match(WORD) ?? []) {
-        const parts = word.includes('-') ? [word, ...word.split('-')] : [word];
-        for (const part of parts) {
-          if (!wanted.has(part)) continue;
-          const commits = found.get(part);
-          if (commits === undefined) found.set(part, [ref]);
-          else if (commits[commits.length - 1] !== ref) commits.push(ref);
-        }
+        record(word);
+        if (word.includes('-')) for (const part of word.split('-')) record(part);
       }
+      if (flags) for (const m of line.slice(1).matchAll(FLAG_USE)) record(`--${m[1] ?? ''}`);
     };
     const complete = await streamGitLines(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD', ...bound, ...files], onLine);
     if (complete) return { removing: (word) => found.get(word) ?? [] };

@@ -16,7 +16,7 @@ import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { exampleLines, extractMentions, isDocFile, isHistoryDoc, olderVersionDocs, type Mention, type MentionKind } from './mentions';
-import { exampleDeclares, needleForms, needleOf, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
+import { exampleDeclares, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
  * Docs examined per cycle at most, those on the frontier first. Sites translated into many languages
@@ -67,7 +67,11 @@ export const docsDriftDetector: Detector = {
         if (g.kind === 'module_path') {
           const word = await repo.dottedWord(g.value);
           if (word !== undefined) words.add(word);
-        } else if (g.kind !== 'path' && !repo.existsNow(g.kind, g.value)) words.add(needleOf(g.kind, g.value));
+        } else if (g.kind !== 'path' && !repo.existsNow(g.kind, g.value)) {
+          words.add(removalKey(g.kind, needleOf(g.kind, g.value)));
+          const base = negatedBase(g.kind, needleOf(g.kind, g.value));
+          if (base !== undefined) words.add(removalKey(g.kind, base));
+        }
       }
     }
     await repo.prepare([...words].filter((w) => w.length >= 3));
@@ -104,9 +108,11 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   if (missing.length === 0) return out;
   const history = await view.git.history();
   // Cheap first: only mentions that something in the history could have removed are worth git calls.
-  const plausible = missing.filter((g) =>
-    g.kind === 'path' ? history.lastTouch(g.value) !== undefined || !history.complete : repo.removing(needleOf(g.kind, g.value)).length > 0,
-  );
+  const plausible = missing.filter((g) => {
+    if (g.kind === 'path') return history.lastTouch(g.value) !== undefined || !history.complete;
+    const base = negatedBase(g.kind, needleOf(g.kind, g.value));
+    return repo.removing(removalKey(g.kind, needleOf(g.kind, g.value))).length > 0 || (base !== undefined && repo.removing(removalKey(g.kind, base)).length > 0);
+  });
   for (const group of plausible) {
     if (signal.aborted) return null;
     const removal = await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc));

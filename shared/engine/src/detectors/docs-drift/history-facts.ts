@@ -7,7 +7,7 @@ import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
 import { codePathspecs, type RemovalIndex } from '../../view/history-index';
-import { isProjectSource } from '../file-roles';
+import { isProjectSource } from '../../view/file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 
@@ -88,9 +88,14 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
    * Repository paths the code quotes (`"opts": "./test/mocha.opts"`): a default the program still
    * looks for, whether or not the repository has such a file.
    */
-  const quotedPaths = codeScan(view, () => true, (text, into) => {
-    for (const m of text.matchAll(/["'`](?:\.\/)?([\w@.-]+(?:\/[\w@.-]+)+)["'`]/g)) into.add(m[1] ?? '');
-  });
+  const quotedPaths = codeScan(
+    view,
+    () => true,
+    (text, into) => {
+      for (const m of text.matchAll(/["'`](?:\.\/)?([\w@.-]+(?:\/[\w@.-]+)+)["'`]/g)) into.add(m[1] ?? '');
+    },
+    isProjectSource, // a test page's `<script src="lib/eslint.js">` is the test's leftover
+  );
   const held = new Map<string, boolean>();
   const codeHolds = (word: string): boolean => {
     let hit = held.get(word);
@@ -148,10 +153,20 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       // Names and flags live in program code: a settings file (`tsconfig.json`, a JSON list of
       // `npm install --legacy-peer-deps`) that drops one configured another tool.
       const program = group.kind === 'identifier' || group.kind === 'flag';
+      // `--no-firewall` is often generated from `firewall` (a negatable option): removing that removes both.
+      const base = negatedBase(group.kind, needle);
+      // While `--firewall` exists, a parser may well still generate `--no-firewall` from it.
+      if (base !== undefined && existsNow('flag', `--${base}`)) return undefined;
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
-      for (const commit of removals.removing(needle).slice(0, PICKAXE_LIMIT)) {
+      for (const commit of newestFirst([removals.removing(removalKey(group.kind, needle)), base === undefined ? [] : removals.removing(removalKey(group.kind, base))]).slice(0, PICKAXE_LIMIT)) {
         const files = (await commitDiff(commit.sha)).filter((f) => isOwnCode(f.oldPath ?? f.path) && isOwnCode(f.path) && (!program || !isSettingsFile(f.path)));
-        const removedFrom = netRemovals(files, needle, group.kind);
+        const own = netRemovals(files, needle, group.kind);
+        const removedFrom = own.length > 0 || base === undefined ? own : netRemovals(files, base, group.kind);
+        if (own.length === 0 && removedFrom.length > 0) {
+          // The base went: the negation with it, and no certain replacement for the `no-` form.
+          if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
+          return withCurrent(view, { commit: redacted(view, commit), file: (removedFrom[0] as FileDiff).oldPath ?? (removedFrom[0] as FileDiff).path }, removedFrom[0] as FileDiff);
+        }
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
         // A commit that only stopped using the name did not remove it: an older one may have taken its
@@ -226,13 +241,13 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
  * and no file read, when `wanted()` says there is nothing to look for (asked then: the callers'
  * needles fill up after the facts are made).
  */
-function codeScan(view: RepositoryView, wanted: () => boolean, collect: (text: string, into: Set<string>) => void): () => Set<string> {
+function codeScan(view: RepositoryView, wanted: () => boolean, collect: (text: string, into: Set<string>) => void, only: (file: string) => boolean = () => true): () => Set<string> {
   let found: Set<string> | undefined;
   return () => {
     if (found !== undefined) return found;
     found = new Set();
     if (!wanted()) return found;
-    for (const p of view.paths()) if (!isDocFile(p, view.file(p)?.language)) collect(view.text(p) ?? '', found);
+    for (const p of view.paths()) if (!isDocFile(p, view.file(p)?.language) && only(p)) collect(view.text(p) ?? '', found);
     return found;
   };
 }
@@ -319,6 +334,25 @@ export function withCurrent(view: RepositoryView, removal: Removal, change: File
   return change.status !== 'deleted' && view.file(change.path) !== undefined ? { ...removal, current: change.path } : removal;
 }
 
+/** What the removal index is asked for a mention's word: a flag's as `--name` (used as a flag), others as is. */
+export function removalKey(kind: MentionKind, needle: string): string {
+  return kind === 'flag' ? `--${needle}` : needle;
+}
+
+/** `firewall` for the flag `--no-firewall`; undefined for anything else. */
+export function negatedBase(kind: MentionKind, needle: string): string | undefined {
+  return kind === 'flag' && needle.startsWith('no-') && needle.length > 6 ? needle.slice(3) : undefined;
+}
+
+/** Commit lists merged, newest first, each commit once. */
+function newestFirst(lists: ReadonlyArray<readonly CommitRef[]>): CommitRef[] {
+  const seen = new Set<string>();
+  return lists
+    .flat()
+    .filter((c) => !seen.has(c.sha) && seen.add(c.sha) !== undefined)
+    .sort((a, b) => b.time - a.time);
+}
+
 /** The forms a mention may take in code: as written, camelCase (`dry-run` → `dryRun`), snake_case. */
 export function needleForms(kind: MentionKind, value: string): string[] {
   const needle = needleOf(kind, value);
@@ -361,10 +395,13 @@ export function containsBounded(text: string, needle: string, kind: MentionKind)
   return needle !== '' && boundedRegExp(needle, kind === 'path' ? 'flag' : kind).test(text);
 }
 
-/** Whether the `+` lines of these files hold `name` in another case only (`Colors` → `COLORS`). */
+/**
+ * Whether the `+` lines of these files hold `name` in another case only (`Colors` → `COLORS`). Not
+ * a flip of the first letter: in Go `BuildCompletionCommand` → `buildCompletionCommand` unexports it.
+ */
 function recased(files: readonly FileDiff[], name: string): boolean {
   const re = new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`, 'gi');
-  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('+') && [...l.slice(1).matchAll(re)].some((m) => m[0] !== name))));
+  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('+') && [...l.slice(1).matchAll(re)].some((m) => m[0].slice(1) !== name.slice(1)))));
 }
 
 /** A comment line (`// …`, `//! …`, `/* …`, ` * …`, `# …`, `<!-- …`); not `#[attr]`, `#include`, `#!`. */
@@ -421,7 +458,8 @@ export function singleReplacement(files: readonly FileDiff[], needle: string, ki
     for (const m of minus) for (const p of plus) {
       const replaced = swappedWord(m, p, wordChars(kind));
       const [old, next] = [replaced?.old.replace(/^-+/, ''), replaced?.new.replace(/^-+/, '')];
-      if (old !== needle || next === undefined || next === '' || next === needle) continue;
+      // A case flip is no rename a reader can follow (Go's `Build…` → `build…` unexports it).
+      if (old !== needle || next === undefined || next === '' || next.toLowerCase() === needle.toLowerCase()) continue;
       if (defined && !(defines(m, needle) && defines(p, next))) continue;
       found.add(next);
     }

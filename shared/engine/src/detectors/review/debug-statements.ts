@@ -9,7 +9,7 @@ import { detectLanguage, type Language } from '@sous/retrieval';
 import type { RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import { addedLines, commitOf, currentLine, describeSource, evidenceMarkdown, joinWords, type ChangeSet } from './changes';
-import { isTestPath } from '../file-roles';
+import { isTestPath } from '../../view/file-roles';
 
 /** One kind of debug statement. */
 interface DebugPattern {

@@ -9,7 +9,7 @@ import { isCodePath } from '@sous/retrieval';
 import type { RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import { commitOf, describeSource, evidenceMarkdown, type ChangeSet } from './changes';
-import { isTestPath } from '../file-roles';
+import { isTestPath } from '../../view/file-roles';
 
 const STRENGTH = 0.5;
 

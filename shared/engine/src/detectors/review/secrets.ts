@@ -10,7 +10,7 @@ import { sha256Of, type RepositoryView } from '../../view/repository-view';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import { isDocFile } from '../docs-drift/mentions';
 import { addedLines, capitalised, commitOf, currentLine, describeSource, evidenceMarkdown, joinWords, type ChangeSet } from './changes';
-import { isTestPath } from '../file-roles';
+import { isTestPath } from '../../view/file-roles';
 
 const STRENGTH = 0.9;
 /** Identifiers longer than this are not shown (a long token-like name might itself be sensitive). */
