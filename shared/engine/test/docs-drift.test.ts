@@ -546,6 +546,49 @@ describe('docsDriftDetector', () => {
     expect((await detect(dir)).candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/v2/modes.md|identifier|legacyMode']);
   });
 
+  it('notes an exported Go name that became unexported, with no patch to the unexported one', async () => {
+    const dir = repoWith([
+      { message: 'completion', files: { 'completion.go': 'package cli\n\nfunc BuildCompletionCommand(name string) string {\n\treturn name\n}\n' } },
+      { message: 'docs', files: { 'docs/completion.md': 'Build one with `BuildCompletionCommand`.\n' } },
+      { message: 'Unexport the builder', files: { 'completion.go': 'package cli\n\nfunc buildCompletionCommand(name string) string {\n\treturn name\n}\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
+  });
+
+  it('notes `--no-X` when the option `X` it was generated from is removed, and never while `X` exists', async () => {
+    const flags = "module.exports = [\n  { name: 'firewall', type: Boolean, negative: true },\n  { name: 'hot', type: Boolean, negative: true },\n];\n";
+    const dir = repoWith([
+      { message: 'flags', files: { 'bin/cli-flags.js': flags } },
+      { message: 'docs', files: { 'README.md': '`--no-firewall` disables the check; `--no-hot` turns reloading off.\n' } },
+      { message: 'Migrate firewall to allowedHosts', files: { 'bin/cli-flags.js': flags.replace("  { name: 'firewall', type: Boolean, negative: true },\n", "  { name: 'allowed-hosts', type: String },\n") } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_flag README.md|flag|--no-firewall']);
+  });
+
+  it("keeps no moved path alive through a test page's leftover reference", async () => {
+    const dir = repoWith([
+      { message: 'core', files: { 'lib/eslint.js': 'module.exports = {};\n', 'tests/tests.htm': '<script src="lib/eslint.js"></script>\n' } },
+      { message: 'docs', files: { 'docs/architecture.md': '* `lib/eslint.js` is the core object.\n' } },
+      { message: 'New Linter API', mv: ['lib/eslint.js', 'lib/linter.js'] },
+    ]);
+    expect((await detect(dir, true)).candidates.map((c) => c.detector)).toEqual(['docs_drift.moved_path', 'docs_drift.rename_diff']);
+  });
+
+  it('finds the commit that removed a flag behind many newer commits that dropped the same bare word (`--jsx` among `.jsx` files)', async () => {
+    const files = Array.from({ length: 12 }, (_, i) => `export const page${i} = './page${i}.jsx';`);
+    const steps: Array<{ message: string; files?: Record<string, string | null> }> = [
+      { message: 'cli and pages', files: { 'src/cli.ts': "program.option('--jsx <preset>');\nprogram.option('--watch');\n", 'src/pages.ts': `${files.join('\n')}\n` } },
+      { message: 'docs', files: { 'docs/cli.md': 'Pick a preset with `--jsx`.\n' } },
+      { message: 'Drop the jsx option', files: { 'src/cli.ts': "program.option('--watch');\n" } },
+    ];
+    for (let i = 1; i <= 12; i++) steps.push({ message: `Drop page ${i}`, files: { 'src/pages.ts': `${files.slice(i).join('\n')}\n` } });
+    const dir = repoWith(steps);
+    const { candidates } = await detect(dir);
+    expect(candidates.map((c) => c.title)).toEqual([expect.stringContaining('"Drop the jsx option"')]);
+  });
+
   it('reads the example code of markdown fences and reStructuredText literal blocks', () => {
     expect(exampleLines('docs/a.md', 'Intro `x`.\n```py\ndef f():\n    pass\n```\nAfter.\n')).toEqual(['def f():', '    pass']);
     expect(exampleLines('docs/a.rst', 'Use it::\n\n    def f():\n        pass\n\nProse again.\n\n.. code-block:: python\n\n   x = 1\n')).toEqual(['    def f():', '        pass', '   x = 1']);
