@@ -368,13 +368,16 @@ describe('docsDriftDetector', () => {
   it('searches the newest commits only: a removal older than the window is not read', async () => {
     const dir = repoWith([
       { message: 'code', files: { 'src/config.ts': `${CONFIG_V1}export function legacyMode(): void {}\n` } },
-      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1 } },
-      { message: 'later 1', files: { 'src/a.ts': 'export const a = 1;\n' } },
+      { message: 'Drop legacy mode', files: { 'src/config.ts': CONFIG_V1, 'src/legacy.ts': 'export const legacy = 1;\n' } },
+      { message: 'later 1', files: { 'src/a.ts': 'export const a = 1;\n', 'src/legacy.ts': null } },
       { message: 'later 2', files: { 'src/b.ts': 'export const b = 1;\n' } },
     ]);
     const policy = scopePolicyFromConfig(defaultConfig());
     const inWindow = await buildRemovalIndex(dir, policy, (t) => t, ['legacyMode'], 3);
     expect(inWindow.removing('legacyMode').map((c) => c.subject)).toEqual(['Drop legacy mode']);
+    // The same read knows which commit deleted a file (docs link files; one log answers every link).
+    expect(inWindow.deleting('src/legacy.ts')?.subject).toBe('later 1');
+    expect(inWindow.deleting('src/a.ts')).toBeUndefined();
     const outside = await buildRemovalIndex(dir, policy, (t) => t, ['legacyMode'], 2);
     expect(outside.removing('legacyMode')).toEqual([]);
   });

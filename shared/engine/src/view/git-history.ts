@@ -6,7 +6,7 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import { runGit, tryGit, worktreeReadConfig, type ScopePolicy } from '@sous/retrieval';
 import { redactText } from '@sous/protocol';
-import { buildHistoryIndex, buildRemovalIndex, type HistoryIndex, type RemovalIndex } from './history-index';
+import { NO_REMOVALS, buildHistoryIndex, buildRemovalIndex, type HistoryIndex, type RemovalIndex } from './history-index';
 import { LOG_FORMAT, parseLog } from './git-log';
 
 /** One hunk of a file diff; `lines` keep their ` `, `+`, `-` prefixes. */
@@ -60,8 +60,6 @@ export interface GitHistory {
   removals(words: readonly string[], pathspecs?: readonly string[]): Promise<RemovalIndex>;
   /** The newest `n` commits reachable from HEAD (merges skipped), newest first. */
   recentCommits(n: number): Promise<CommitDiff[]>;
-  /** The newest commit that touched `path`, or null (never committed, no commits). */
-  lastCommit(path: string): Promise<CommitRef | null>;
   /** The redacted text of an in-scope `path` at `commit`; undefined when it did not exist there. */
   showAt(commit: string, path: string): Promise<string | undefined>;
   /**
@@ -143,12 +141,6 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
       return commits;
     },
 
-    async lastCommit(path) {
-      if (!inScope(path) || !(await hasHead())) return null;
-      const log = await runGit(root, ['log', '-n1', `--format=${LOG_FORMAT}`, '--', `:(literal)${path}`]);
-      return parse(log)[0]?.ref ?? null;
-    },
-
     async showAt(commit, path) {
       if (!inScope(path)) return undefined;
       const text = await tryGit(root, ['show', `${commit}:${path}`]);
@@ -174,7 +166,7 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
     },
 
     async removals(words, pathspecs) {
-      if (words.length === 0 || !(await hasHead())) return { removing: () => [] };
+      if (!(await hasHead())) return NO_REMOVALS;
       return buildRemovalIndex(root, policy, (text) => redactText(text, policy.redactPatterns), words, undefined, pathspecs);
     },
 

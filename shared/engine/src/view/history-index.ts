@@ -83,7 +83,12 @@ const SOURCE_TYPES = 'py pyi js cjs mjs jsx ts cts mts tsx go rs rb java kt c h 
 /** Which commits removed some words from in-scope files of the project's own code, newest first. */
 export interface RemovalIndex {
   removing(word: string): readonly CommitRef[];
+  /** The newest commit that deleted (or, read without renames, moved away) an in-scope file. */
+  deleting(path: string): CommitRef | undefined;
 }
+
+/** An index that knows nothing (no history, or none could be read). */
+export const NO_REMOVALS: RemovalIndex = { removing: () => [], deleting: () => undefined };
 
 /**
  * The pathspecs that cover the code among `paths` (the indexed, in-scope non-doc files): one per
@@ -109,7 +114,8 @@ export function codePathspecs(paths: readonly string[]): string[] | undefined {
 }
 
 /**
- * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`
+ * The commits among the newest `window` whose removed lines (in-scope files) hold one of `words`,
+ * and which commit deleted each in-scope file
  * (a word asked for as `--name` is matched where it is used as a flag, see FLAG_USE).
  * One `git log -p` over the window, read as a stream: each removed line's words are looked up in a
  * set, so the cost does not grow with the number of words (git's `-G` with an alternation of
@@ -127,7 +133,6 @@ export async function buildRemovalIndex(
   narrow?: readonly string[],
 ): Promise<RemovalIndex> {
   const wanted = new Set(words.filter((w) => w !== ''));
-  if (wanted.size === 0) return { removing: () => [] };
   const flags = [...wanted].some((w) => w.startsWith('--'));
   // The window ends at the oldest of the newest `window` commits; everything newer than it is read,
   // side branches merged since included (a plain `-n` would cut those in a merge-heavy history).
@@ -136,8 +141,10 @@ export async function buildRemovalIndex(
   const searches = [[], ...(narrow !== undefined && narrow.length > 0 ? [['--', ...narrow]] : [])];
   for (const files of searches) {
     const found = new Map<string, CommitRef[]>();
+    const deleted = new Map<string, CommitRef>();
     let ref: CommitRef | undefined;
     let inScope = false;
+    let oldPath: string | undefined;
     const onLine = (line: string): void => {
       if (line.startsWith(RECORD)) {
         const [sha = '', ct = '0', subject = ''] = line.slice(1).split(FIELD);
@@ -146,9 +153,16 @@ export async function buildRemovalIndex(
       }
       if (line.startsWith('diff --git ')) {
         inScope = false;
+        oldPath = undefined;
+        return;
+      }
+      if (line === '+++ /dev/null') {
+        // Newest first: the first deletion seen is the newest.
+        if (ref !== undefined && oldPath !== undefined && !deleted.has(oldPath) && policy.inScope(oldPath)) deleted.set(oldPath, ref);
         return;
       }
       if (line.startsWith('--- ')) {
+        oldPath = line.startsWith('--- a/') ? line.slice(6) : undefined;
         // The project's own code only: a test, snapshot or example that dropped a word never removed it.
         inScope = line.startsWith('--- a/') && policy.inScope(line.slice(6)) && !NOT_CODE_FILE.test(line.slice(6)) && isProjectSource(line.slice(6));
         return;
@@ -168,9 +182,9 @@ export async function buildRemovalIndex(
       if (flags) for (const m of line.slice(1).matchAll(FLAG_USE)) record(`--${m[1] ?? ''}`);
     };
     const complete = await streamGitLines(root, ['log', '--no-merges', `--format=${FORMAT}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD', ...bound, ...files], onLine);
-    if (complete) return { removing: (word) => found.get(word) ?? [] };
+    if (complete) return { removing: (word) => found.get(word) ?? [], deleting: (path) => deleted.get(path) };
   }
   // A partial clone lacks some blobs and git stops at the first: the words go without history (no
   // card) rather than failing the detector for every doc.
-  return { removing: () => [] };
+  return NO_REMOVALS;
 }

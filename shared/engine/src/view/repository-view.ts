@@ -91,7 +91,6 @@ function memoized(git: GitHistory): GitHistory {
     ...git,
     uncommitted: () => once('uncommitted', () => git.uncommitted()),
     recentCommits: (n) => once(`recent:${n}`, () => git.recentCommits(n)),
-    lastCommit: (path) => once(`last:${path}`, () => git.lastCommit(path)),
     commitDiff: (sha) => once(`commit:${sha}`, () => git.commitDiff(sha)),
     nameAt: (commit, path) => once(`name:${commit}:${path}`, () => git.nameAt(commit, path)),
     // docs_drift asks for the same doc at the same commit once per name that commit removed.

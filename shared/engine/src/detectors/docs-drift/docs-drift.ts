@@ -61,9 +61,11 @@ export const docsDriftDetector: Detector = {
     }
     // What the code lacks now is known from the index; then one read of the history for just those words.
     const words = new Set<string>();
+    let missingPaths = false;
     for (const groups of mentions.values()) {
       for (const g of groups) {
         if (signal.aborted) break;
+        if (g.kind === 'path') missingPaths ||= !repo.existsNow(g.kind, g.value);
         if (g.kind === 'module_path') {
           const word = await repo.dottedWord(g.value);
           if (word !== undefined) words.add(word);
@@ -74,7 +76,8 @@ export const docsDriftDetector: Detector = {
         }
       }
     }
-    await repo.prepare([...words].filter((w) => w.length >= 3));
+    const asked = [...words].filter((w) => w.length >= 3);
+    if (asked.length > 0 || missingPaths) await repo.prepare(asked);
     const findings: Finding[] = [];
     const covered: string[] = [];
     for (const doc of docs) {
@@ -109,7 +112,7 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   const history = await view.git.history();
   // Cheap first: only mentions that something in the history could have removed are worth git calls.
   const plausible = missing.filter((g) => {
-    if (g.kind === 'path') return history.lastTouch(g.value) !== undefined || !history.complete;
+    if (g.kind === 'path') return history.lastTouch(g.value) !== undefined || repo.deleting(g.value) !== undefined;
     const base = negatedBase(g.kind, needleOf(g.kind, g.value));
     return repo.removing(removalKey(g.kind, needleOf(g.kind, g.value))).length > 0 || (base !== undefined && repo.removing(removalKey(g.kind, base)).length > 0);
   });

@@ -6,7 +6,7 @@
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
-import { codePathspecs, type RemovalIndex } from '../../view/history-index';
+import { NO_REMOVALS, codePathspecs, type RemovalIndex } from '../../view/history-index';
 import { isProjectSource } from '../../view/file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
@@ -38,8 +38,10 @@ export interface RepoFacts {
   existsNow(kind: MentionKind, value: string): boolean;
   /** The word a dotted Python path lost (its missing attribute), when it names one; undefined otherwise. */
   dottedWord(value: string): Promise<string | undefined>;
-  /** Reads, once, which commits removed these words from the code (the missing mentions' words). */
+  /** Reads, once, which commits removed these words from the code (the missing mentions' words), and which deleted files. */
   prepare(words: readonly string[]): Promise<void>;
+  /** The newest commit that deleted or moved away `path` (after `prepare`). */
+  deleting(path: string): CommitRef | undefined;
   /** Commits that removed `word` from in-scope files, newest first (after `prepare`). */
   removing(word: string): readonly CommitRef[];
   /** The commit that took the name out of the code while `doc` named it (and still does), if any. */
@@ -56,7 +58,7 @@ export interface RepoFacts {
 }
 
 export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set()): RepoFacts {
-  let removals: RemovalIndex = { removing: () => [] };
+  let removals: RemovalIndex = NO_REMOVALS;
   /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
     for (const m of text.matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
@@ -147,6 +149,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       removals = await view.git.removals(words, codePathspecs(code));
     },
     removing: (word) => removals.removing(word),
+    deleting: (path) => removals.deleting(path),
     async nameRemoval(group, doc) {
       const needle = needleOf(group.kind, group.value);
       if (needle.length < 3) return undefined;
@@ -188,8 +191,10 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       const value = group.value;
       if (!view.policy.inScope(value)) return undefined; // out of scope: never flagged
       const history = await view.git.history();
-      const commit = history.lastTouch(value) ?? (await view.git.lastCommit(value));
-      if (commit === null) return undefined;
+      // From the indexes read once per cycle: a `git log -- path` per link walks the whole history
+      // for a path that never existed (fastapi's docs link hundreds of example files).
+      const commit = history.lastTouch(value) ?? removals.deleting(value);
+      if (commit === undefined) return undefined;
       const change = (await commitDiff(commit.sha)).find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
       if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
       const moved = change.status === 'renamed' && view.file(change.path) !== undefined ? change.path : undefined;
