@@ -8,11 +8,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import type { Page } from 'playwright-core';
-import { embeddedEnv, freePort, sous, upAndIndexed } from './support/cli';
+import { CLI, embeddedEnv, freePort, sous, upAndIndexed } from './support/cli';
 import { rawRequest } from './support/http';
 import { makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { rmTempDir } from './support/tmp';
+import { until } from './support/wait';
 import { ARTIFACTS, launchChromium, type Browser } from './support/browser';
 
 describe('cockpit in Chromium', () => {
@@ -127,6 +129,28 @@ describe('cockpit in Chromium', () => {
     await page.click('#focus button[data-focus-action="resume"]');
     await page.waitForFunction(() => !document.getElementById('focus-class')?.textContent?.startsWith('paused'));
     expect((await get('/focus')).json.this_workspace.class).not.toBe('paused');
+  });
+
+  test('sous watch --cockpit-url prints the same stream: plain lines through a pipe, colours on a terminal', async () => {
+    const watchers = [
+      spawn(process.execPath, [CLI, 'watch', '--cockpit-url', base], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+      // `script` gives the command a pseudo-terminal, as a user's shell would.
+      spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} watch --cockpit-url ${base}`, '/dev/null'], { env: { ...env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] }),
+    ];
+    const out = ['', ''];
+    watchers.forEach((w, i) => w.stdout!.setEncoding('utf8').on('data', (d: string) => (out[i] += d)));
+    try {
+      await until(() => (out.every((o) => o.includes('watching')) ? true : undefined), 10_000);
+      const card = ((await get('/prepared-work')).json.cards as Array<{ id: string }>)[0]!;
+      const fb = await rawRequest({ port, method: 'POST', path: `/work-products/${card.id}/feedback`, headers: { 'content-type': 'application/json' }, body: '{"value":"partial"}' });
+      expect(fb.status).toBe(200);
+      await until(() => (out.every((o) => o.includes(`feedback partial on ${card.id}`)) ? true : undefined), 10_000);
+      expect(out[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d   feedback partial on ${card.id}$`, 'm'));
+      expect(out[0]).not.toContain('\x1b[');
+      expect(out[1]).toContain('\x1b[36m  feedback partial');
+    } finally {
+      for (const w of watchers) w.kill('SIGTERM');
+    }
   });
 
   test('an invalid config edit is refused with the message the CLI gives; a valid one is saved', async () => {
