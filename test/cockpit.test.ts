@@ -217,6 +217,37 @@ describe('cockpit in Chromium', () => {
     expect(unnamed).toEqual([]);
   });
 
+  test('the routes behind the cockpit: config edits validated as by the CLI, the trail, clients, static files', async () => {
+    const post = (p: string, body: unknown) => rawRequest({ port, method: 'POST', path: p, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const unknown = await post('/config/set', { key: 'compute.no_such_key', value: '1' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error).toMatchObject({ code: 'unknown_key', where: 'body.key' });
+    const bad = await post('/config/set', { key: 'privacy.allowed_paths', value: 'src/**' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('invalid_value');
+    const cli = await sous(['config', 'set', 'privacy.allowed_paths', 'src/**', '--path', repo], { env });
+    expect(cli.stderr).toContain(bad.json.error.message);
+    expect((await post('/config/set', { key: 'compute.cpu_fraction' })).status).toBe(400);
+    const ok = await post('/config/set', { key: 'privacy.allowed_paths', value: '["src/**","docs/**"]' });
+    expect(ok.json).toEqual({ key: 'privacy.allowed_paths', value: ['src/**', 'docs/**'], reloaded: true });
+
+    const config = (await get('/config')).json;
+    expect(config.path).toBe(path.join(fs.realpathSync(repo), '.sous', 'config.toml'));
+    expect(config.keys.find((k: { key: string }) => k.key === 'compute.cpu_fraction')).toMatchObject({ type: 'number', default: 0.25 });
+    const rec = (await get('/setup/recommend')).json;
+    expect(rec.trail.length).toBeGreaterThan(2);
+    expect(rec.trail.at(-1)).toContain(`recommended ${rec.bundle_id}`);
+    expect((await get('/setup/recommend?x=1')).status).toBe(400);
+    const clients = (await get('/clients')).json.clients as Array<{ id: string; installed: boolean; wired: boolean }>;
+    expect(clients.length).toBeGreaterThan(0);
+    expect(clients.every((c) => typeof c.installed === 'boolean' && c.wired === false)).toBe(true);
+
+    for (const p of ['/cockpit/../package.json', '/cockpit/%2e%2e/package.json', '/cockpit/index.d.ts', '/cockpit/nothing.js']) expect((await get(p)).status).toBe(404);
+    const sw = await get('/sw.js');
+    expect(sw.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(sw.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
   test('the shell works offline from the service worker, which caches no repository data', async () => {
     await page.goto(`${base}/`);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready.then(() => false), undefined, { timeout: 10_000 }).catch(() => undefined);
