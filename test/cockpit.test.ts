@@ -129,6 +129,17 @@ describe('cockpit in Chromium', () => {
     await page.click('#focus button[data-focus-action="resume"]');
     await page.waitForFunction(() => !document.getElementById('focus-class')?.textContent?.startsWith('paused'));
     expect((await get('/focus')).json.this_workspace.class).not.toBe('paused');
+
+    // Pin and Work here are the daemon's to apply: the page shows what it answered.
+    await page.click('#focus button[data-focus-action="pin"]');
+    await page.waitForSelector('#focus button[data-focus-action="unpin"]');
+    expect((await get('/focus')).json.this_workspace.pinned).toBe(true);
+    await page.click('#focus button[data-focus-action="unpin"]');
+    await page.waitForSelector('#focus button[data-focus-action="pin"]');
+    expect((await get('/focus')).json.this_workspace.pinned).toBe(false);
+    await page.click('#focus button[data-focus-action="work-here"]');
+    await page.getByText('Work here: done').waitFor();
+    expect(await page.textContent('#focus-reason')).toBe((await get('/focus')).json.this_workspace.reason);
   });
 
   test('sous watch --cockpit-url prints the same stream: plain lines through a pipe, colours on a terminal', async () => {
@@ -250,8 +261,8 @@ describe('cockpit in Chromium', () => {
 
   test('the shell works offline from the service worker, which caches no repository data', async () => {
     await page.goto(`${base}/`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready.then(() => false), undefined, { timeout: 10_000 }).catch(() => undefined);
-    await page.evaluate(() => navigator.serviceWorker.ready);
+    // The worker installs (caching the shell) on the first load and controls the pages loaded after.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
     await page.reload();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     const cached = await page.evaluate(async () => {

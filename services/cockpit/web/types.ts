@@ -41,12 +41,12 @@ export interface Status {
 
 export interface Focus {
   workspace: string;
-  this_workspace: WorkspaceFocus & { may_read: boolean; may_prepare: boolean };
+  this_workspace: WorkspaceFocus & { may_read: boolean; may_prepare: boolean; pinned?: boolean };
   selected: string | null;
   mode: string;
   status: string;
   reasons: string[];
-  workspaces: Array<WorkspaceFocus & { pinned?: boolean }>;
+  workspaces: WorkspaceFocus[];
   clients: { running: Array<{ id?: string; name?: string }> | string[]; checked_at: string | null; method: string; error?: string };
   problem?: string;
 }

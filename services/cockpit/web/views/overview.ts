@@ -50,7 +50,7 @@ function controls(f: Focus, refresh: () => void): HTMLElement {
       announce(`${label} refused: ${message(err)}`);
     }
   };
-  const pinned = f.workspaces.find((w) => w.id === own.id)?.pinned === true;
+  const pinned = own.pinned === true;
   const button = (kind: string, label: string): HTMLButtonElement => el('button', { type: 'button', 'data-focus-action': kind, onclick: () => void act(kind, label) }, label);
   return el(
     'div',
