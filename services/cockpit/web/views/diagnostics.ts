@@ -10,6 +10,19 @@ function rows(obj: Record<string, unknown> | null | undefined): Array<[string, C
     .map(([k, v]) => [k.replace(/_/g, ' '), v === null ? '—' : Array.isArray(v) ? v.join(', ') || '—' : String(v)]);
 }
 
+/** Files left out of the index (`skipped`) or indexed only in part (`degraded`), counted by reason. */
+function coverage(c: { skipped?: Record<string, number>; degraded?: Record<string, number> } | undefined): HTMLElement {
+  if (!c) return el('p', { class: 'muted' }, 'Not measured yet.');
+  const line = (counts: Record<string, number> | undefined): string => {
+    const entries = Object.entries(counts ?? {});
+    return entries.length === 0 ? 'none' : entries.map(([reason, n]) => `${reason.replace(/_/g, ' ')}: ${n}`).join(', ');
+  };
+  return kv([
+    ['Left out', line(c.skipped)],
+    ['Indexed in part', line(c.degraded)],
+  ]);
+}
+
 /** Index coverage and scope, the model backend (`GET /status`), and jobs with cancel (`GET /jobs`). */
 export async function loadDiagnostics(status: Status | undefined): Promise<void> {
   if (status) {
@@ -29,7 +42,7 @@ export async function loadDiagnostics(status: Status | undefined): Promise<void>
           ])
         : el('p', { class: 'muted' }, 'Not measured yet.'),
       el('h4', {}, 'Coverage'),
-      i.coverage ? kv(rows(i.coverage)) : el('p', { class: 'muted' }, 'Not measured yet.'),
+      coverage(i.coverage as { skipped?: Record<string, number>; degraded?: Record<string, number> } | undefined),
       el('h4', {}, 'Semantic stage'),
       kv(rows(i.semantic)),
     );

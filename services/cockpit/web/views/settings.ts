@@ -66,7 +66,7 @@ function daemon(s: Status): void {
     kv([
       ['Daemon', `running, pid ${s.pid}, ${s.host}:${s.port}`],
       ['Workspace', root],
-      ['Auto Focus', `${s.focus.class}: ${s.focus.reason}`],
+      ['Auto Focus', s.focus.reason],
     ]),
     el('div', { class: 'actions' }, toggle),
     el('p', { class: 'muted' }, 'A web page cannot start a stopped daemon; from a terminal:'),
