@@ -205,6 +205,8 @@ describe('cockpit in Chromium', () => {
     await open('settings');
     await page.waitForSelector('#clients table');
     await page.waitForSelector('#common .field');
+    // Chromium found the manifest, icons and worker good enough to offer installing the app.
+    await page.getByText('This browser offers to install the cockpit.').waitFor({ timeout: 15_000 });
     await shot('settings');
   });
 

@@ -33,7 +33,7 @@ function frontier(status: Status | undefined): void {
 async function goals(): Promise<void> {
   try {
     const { goals: list } = await getJson<{ goals: Goal[] }>('/goals');
-    if (list.length === 0) return void fill('goals', el('p', { class: 'muted' }, 'No goals declared (sous goals add, or the svc.goals MCP tools).'));
+    if (list.length === 0) return void fill('goals', el('p', { class: 'muted' }, 'No goals declared (sous goals declare <title>, or your agent through the MCP goal tools).'));
     fill(
       'goals',
       el(

@@ -1,6 +1,6 @@
 import { getJson, postJson, message } from '../api.js';
 import { configField, editable, valueAt } from '../config-field.js';
-import { announce, el, fill, kv } from '../dom.js';
+import { announce, byId, el, fill, kv } from '../dom.js';
 import type { ConfigAnswer, ConfigKeyInfo, Status } from '../types.js';
 
 /** The handful of keys most people change; the rest are under Preferences > Engine. */
@@ -15,6 +15,8 @@ let installPrompt: BeforeInstallPrompt | undefined;
 window.addEventListener('beforeinstallprompt', (ev) => {
   ev.preventDefault();
   installPrompt = ev as BeforeInstallPrompt;
+  // The browser decides late (manifest, icons and worker checked): show the offer if Settings is open.
+  if (!byId('view-settings').hidden) install();
 });
 
 /** Settings: install status, start/stop, client wiring (`GET /clients`) and common settings. */
