@@ -25,7 +25,8 @@ function send(res: Response, asset: CockpitAsset, extra: Record<string, string> 
  */
 export function cockpitRoutes(app: Express): void {
   const assets = loadCockpitAssets();
-  const shell = assets.get('/');
+  // The page is useless without its compiled modules (a checkout that was never built).
+  const shell = assets.has('/cockpit/main.js') ? assets.get('/') : undefined;
   app.get('/', (_req, res) => {
     if (!shell) {
       res.status(503).type('text/plain').send('the cockpit is not built; run npm run build\n');
