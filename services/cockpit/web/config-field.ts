@@ -34,8 +34,10 @@ export function configField(info: ConfigKeyInfo, current: unknown, onSaved?: (va
   const id = `cfg-${++fieldCount}`;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
-  const input: HTMLInputElement | HTMLSelectElement = info.values
-    ? el('select', { id, name: info.key, 'aria-describedby': `${hintId} ${errorId}` }, ...info.values.map((v) => el('option', { value: v }, v)))
+  // Choices the daemon lists (enums, booleans) as a select; the value sent is the same string either way.
+  const choices = info.values ?? (info.type === 'bool' ? ['true', 'false'] : undefined);
+  const input: HTMLInputElement | HTMLSelectElement = choices
+    ? el('select', { id, name: info.key, 'aria-describedby': `${hintId} ${errorId}` }, ...choices.map((v) => el('option', { value: v }, v)))
     : el('input', { id, name: info.key, type: 'text', spellcheck: 'false', autocomplete: 'off', 'aria-describedby': `${hintId} ${errorId}` });
   input.value = cliForm(current);
   const error = el('p', { class: 'error', id: errorId, role: 'alert' });
