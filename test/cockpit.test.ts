@@ -3,14 +3,16 @@
  * The cockpit end to end: a real daemon (`sous up`) on a real repository, driven through Debian's
  * Chromium. A card lands while the page is open and appears without a reload; inspect, export and
  * copy; dismiss removes it; feedback records; pause shows its reason; an invalid config edit is
- * refused with the daemon's (the CLI's) message; the shell works offline without caching data.
+ * refused with the daemon's (the CLI's) message; a running job is cancelled; `sous watch` follows the
+ * same stream; keyboard, labels and contrast hold; the shell works offline without caching data.
  * Screenshots of the main views and the first-paint figure are saved under test-artifacts/cockpit/.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Page } from 'playwright-core';
-import { CLI, embeddedEnv, freePort, sous, upAndIndexed } from './support/cli';
+import { CLI, embeddedEnv, freePort, pinBundle, sous, upAndIndexed } from './support/cli';
+import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { rawRequest } from './support/http';
 import { makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { rmTempDir } from './support/tmp';
@@ -24,6 +26,7 @@ describe('cockpit in Chromium', () => {
   let browser: Browser;
   let page: Page;
   let base: string;
+  let backend: FakeBackend | undefined;
   const problems: string[] = [];
 
   const get = (p: string) => rawRequest({ port, path: p });
@@ -39,6 +42,8 @@ describe('cockpit in Chromium', () => {
     env = embeddedEnv();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    // The shipped defaults (local_balanced on a capable tier), whatever this machine's hardware tier.
+    await pinBundle(repo, env);
     await upAndIndexed(repo, port, env);
     browser = await launchChromium();
     page = await browser.context.newPage();
@@ -51,6 +56,7 @@ describe('cockpit in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await backend?.close();
     await sous(['down', '--path', repo], { env });
     rmTempDir(repo);
   }, 60_000);
@@ -209,6 +215,36 @@ describe('cockpit in Chromium', () => {
     await page.getByText('This browser offers to install the cockpit.').waitFor({ timeout: 15_000 });
     await shot('settings');
   });
+
+  test('Settings points the daemon at a model backend; a running job is cancelled from Diagnostics', async () => {
+    backend = await startFakeBackend();
+    backend.holdEmbeddings = true; // the embedding job stays running until it is cancelled
+    await open('settings');
+    const save = async (key: string, value: string) => {
+      const field = page.locator('#common .field', { has: page.locator(`[name="${key}"]`) });
+      const input = field.locator(`[name="${key}"]`);
+      if ((await input.evaluate((n) => n.tagName)) === 'SELECT') await input.selectOption(value);
+      else await input.fill(value);
+      await field.locator('button[data-save]').click();
+      await field.getByText('Saved; the daemon reloaded it.').waitFor();
+    };
+    // Embeddings on, on a busy machine too; the backend last, so its reload starts the embedding job
+    // at once (a refused attempt would wait out the scheduler's back-off).
+    const semantic = await rawRequest({ port, method: 'POST', path: '/config/set', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'exploration.semantic', value: 'auto' }) });
+    expect(semantic.status).toBe(200);
+    await save('compute.idle_only', 'false');
+    await save('backend.base_url', backend.baseUrl);
+
+    await open('diagnostics');
+    // The Diagnostics view re-reads the jobs every 5 s: the held embedding job shows with Cancel.
+    const button = page.locator('#jobs button[data-job-id]').first();
+    await button.waitFor({ timeout: 30_000 });
+    const id = (await button.getAttribute('data-job-id'))!;
+    await button.click();
+    await page.getByText(/^Cancelled /).waitFor();
+    expect((await get(`/jobs/${id}`)).json.job.state).toBe('cancelled');
+    await shot('diagnostics-cancel');
+  }, 90_000);
 
   test('keyboard, labels and contrast: a skip link first, every control named, views reachable by keyboard, text at WCAG AA', async () => {
     await page.goto('about:blank');

@@ -97,7 +97,7 @@ async function jobs(): Promise<void> {
             el('td', {}, j.state),
             el('td', {}, ago(j.createdAt ?? null)),
             el('td', {}, j.error ? String(j.error) : ''),
-            el('td', {}, j.state === 'queued' || j.state === 'running' ? el('button', { type: 'button', 'aria-label': `Cancel ${j.name}`, onclick: cancel(j) }, 'Cancel') : ''),
+            el('td', {}, j.state === 'queued' || j.state === 'running' ? el('button', { type: 'button', 'aria-label': `Cancel ${j.name}`, 'data-job-id': j.id, onclick: cancel(j) }, 'Cancel') : ''),
           ),
         ),
       ),
