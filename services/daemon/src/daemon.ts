@@ -31,6 +31,8 @@ import { eventRoutes } from './routes/events';
 import { resourceRoutes } from './routes/resources';
 import { signalRoutes } from './routes/signals';
 import { setupRoutes } from './routes/setup';
+import { configRoutes } from './routes/config';
+import { clientRoutes } from './routes/clients';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -216,6 +218,8 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         signalRoutes(a, context);
         goalRoutes(a, context);
         setupRoutes(a, context);
+        configRoutes(a, context);
+        clientRoutes(a, context);
         predictionRoutes(a, context);
         resolveRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.

@@ -73,7 +73,8 @@ export interface Preparation {
 }
 
 export interface PreparationStatus {
-  last_cycle: { id: string; trigger: string; finished_at: string; duration_ms: number; candidates: number; ready: number; landed: number } | null;
+  /** `frontier`: how many files the cycle's frontier held (exploration.frontier_max_size bounds it). */
+  last_cycle: { id: string; trigger: string; finished_at: string; duration_ms: number; frontier: number; candidates: number; ready: number; landed: number } | null;
   /** Why the last background cycle did not run (CPU load), until one runs. */
   deferred: string | null;
   /** Whether the model takes part in cycles, and why not when it does not. */
@@ -235,11 +236,11 @@ export function startPreparation(options: {
         const modelError = model.assist?.lastError();
         state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
         state.deferred = null;
-        state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
+        state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
         // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
         await predictions.refresh().catch(logFailure('refreshing predictions failed'));
         logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
-        return { cycle: result.id, duration_ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors };
+        return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors };
       } finally {
         if (!deferred) scheduler.cycleEnded();
       }

@@ -93,6 +93,15 @@ export class FocusMonitor {
     return this.current ?? this.refresh();
   }
 
+  /** Whether the user pinned this workspace (the shared registry; false when it cannot be read). */
+  pinned(): boolean {
+    try {
+      return this.options.registry.read().workspaces[this.id]?.pinned === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The own workspace's row of the latest decision. */
   own(): WorkspaceFocus {
     const row = this.decision().workspaces.find((w) => w.id === this.id);

@@ -1,37 +1,14 @@
 import type { Command } from 'commander';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import { CliError } from '../cli-error';
 import { requireClient } from '../daemon-control';
 import { printLine } from '../output';
 import { run } from '../run';
+import { formatEvent, wantsColour } from '../watch-format';
 import { resolveWorkspace } from '../workspace';
 
 interface WatchOptions { path?: string; cockpitUrl?: string; json?: boolean }
-
-/** One engine event as a line a person reads. */
-function describe(type: string, data: Record<string, unknown>): string {
-  const at = typeof data['at'] === 'string' ? (data['at'] as string).slice(11, 19) : '';
-  switch (type) {
-    case 'cycle.started':
-      return `${at} cycle started (${String(data['trigger'])})`;
-    case 'cycle.finished':
-      return `${at} cycle finished in ${String(data['duration_ms'])} ms: ${String(data['candidates'])} candidates, ${String(data['landed'])} landed, ${String(data['stale'])} stale`;
-    case 'cycle.deferred':
-      return `${at} cycle deferred: ${String(data['reason'])}`;
-    case 'card.landed':
-      return `${at} + ${String(data['kind'])}: ${String(data['title'])} (${String(data['id'])})`;
-    case 'card.stale':
-      return `${at} ~ stale ${String(data['id'])}: ${String(data['reason'])}`;
-    case 'card.superseded':
-      return `${at} ~ superseded ${String(data['id'])} by ${String(data['by'])}`;
-    case 'card.dismissed':
-      return `${at} - dismissed ${String(data['id'])}`;
-    case 'card.feedback':
-      return `${at} feedback ${String(data['value'])} on ${String(data['id'])}`;
-    default:
-      return `${at} ${type}`;
-  }
-}
 
 /**
  * `sous watch`: follows the daemon's live event stream (`GET /events`, docs/prepared-work.md) until
@@ -54,9 +31,12 @@ export function registerWatchCommand(program: Command): void {
             throw new CliError(`--cockpit-url ${opts.cockpitUrl} is not a URL; pass e.g. http://127.0.0.1:8473`, 2);
           }
         } else base = requireClient(resolveWorkspace(opts.path)).baseUrl;
-        const url = new URL('/events', base);
+        // Relative to the cockpit URL, so a daemon behind a path prefix (https://host/sous/) works too.
+        const url = new URL('events', base.endsWith('/') ? base : `${base}/`);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--cockpit-url ${opts.cockpitUrl ?? base} is not an http(s) URL; pass e.g. http://127.0.0.1:8473`, 2);
+        const colour = !opts.json && wantsColour(process.stdout);
         await new Promise<void>((resolve, reject) => {
-          const req = http.get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+          const req = (url.protocol === 'https:' ? https : http).get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
             if (res.statusCode !== 200) {
               reject(new CliError(`${url.toString()} answered ${res.statusCode}; is it a Sous daemon?`));
               res.resume();
@@ -74,12 +54,13 @@ export function registerWatchCommand(program: Command): void {
                 const raw = /^data: (.+)$/m.exec(block)?.[1];
                 if (type === undefined || raw === undefined) continue;
                 const data = JSON.parse(raw) as Record<string, unknown>;
-                if (opts.json) printLine(JSON.stringify({ event: type, ...data }));
-                else if (type === 'hello') printLine(`watching ${String(data['workspace'])} (Ctrl-C to stop)`);
-                else printLine(describe(type, data));
+                printLine(opts.json ? JSON.stringify({ event: type, ...data }) : formatEvent(type, data, colour));
               }
             });
-            res.on('end', () => resolve());
+            res.on('end', () => {
+              process.stderr.write('sous: the daemon closed the event stream (stopped or restarted)\n');
+              resolve();
+            });
           });
           req.on('error', (err) => reject(new CliError(`cannot reach ${url.toString()}: ${err.message}`)));
           process.once('SIGINT', () => {

@@ -1,22 +1,47 @@
-import type { Express } from 'express';
-import { SOUS_VERSION } from '@sous/protocol';
+import type { Express, Response } from 'express';
+import { COCKPIT_CSP, loadCockpitAssets, type CockpitAsset } from '@sous/cockpit';
+
+/** Headers every cockpit file carries: the strict CSP, no framing, no sniffing. */
+function send(res: Response, asset: CockpitAsset, extra: Record<string, string> = {}): void {
+  res
+    .status(200)
+    .type(asset.type)
+    .set({
+      'Content-Security-Policy': COCKPIT_CSP,
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      // Revalidated each load; the service worker keeps the shell for offline use.
+      'Cache-Control': 'no-cache',
+      ...extra,
+    })
+    .send(asset.body);
+}
 
 /**
- * `GET /` — the cockpit's address. Until the cockpit UI lands this is a small static page that
- * points at the JSON endpoints; it embeds no repository data, so it leaks nothing if framed.
+ * The cockpit web UI (docs/cockpit.md): `GET /` (the shell), `/manifest.webmanifest`, `/sw.js` and
+ * `/cockpit/<file>` (styles, icons, browser modules) from services/cockpit, read once at start.
+ * The files hold no repository data; the page fetches it from the JSON routes and renders it as text.
  */
 export function cockpitRoutes(app: Express): void {
+  const assets = loadCockpitAssets();
+  // The page is useless without its compiled modules (a checkout that was never built).
+  const shell = assets.has('/cockpit/main.js') ? assets.get('/') : undefined;
   app.get('/', (_req, res) => {
-    res
-      .type('html')
-      .set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-      .set('X-Frame-Options', 'DENY')
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sous cockpit</title>` +
-          `<style>body{font:15px system-ui;margin:3rem;max-width:40rem;color:#222}code{background:#f3f3f3;padding:0 .3em}</style></head>` +
-          `<body><h1>Sous ${SOUS_VERSION}</h1><p>The daemon is running. The cockpit UI arrives in a later release; meanwhile:</p>` +
-          `<ul><li><a href="/status">/status</a> — runtime health</li><li><a href="/jobs">/jobs</a> — background jobs</li></ul>` +
-          `<p>From a terminal: <code>sous status</code>, <code>sous doctor</code>, <code>sous logs -f</code>.</p></body></html>`,
-      );
+    if (!shell) {
+      res.status(503).type('text/plain').send('the cockpit is not built; run npm run build\n');
+      return;
+    }
+    send(res, shell);
+  });
+  for (const url of ['/manifest.webmanifest', '/sw.js']) {
+    const asset = assets.get(url);
+    if (asset) app.get(url, (_req, res) => send(res, asset, url === '/sw.js' ? { 'Service-Worker-Allowed': '/' } : {}));
+  }
+  // One route for the rest: the name must be one of the files read at start.
+  app.get('/cockpit/*file', (req, res, next) => {
+    const asset = assets.get(req.path);
+    if (!asset) return next();
+    send(res, asset);
   });
 }

@@ -15,7 +15,7 @@ function focusBody(ctx: DaemonContext, decision: FocusDecision): Record<string, 
   const detection = ctx.focus.detection();
   return {
     workspace: ctx.focus.id,
-    this_workspace: { ...ctx.focus.own(), may_read: decision.may_read(ctx.focus.id), may_prepare: decision.may_prepare(ctx.focus.id) },
+    this_workspace: { ...ctx.focus.own(), may_read: decision.may_read(ctx.focus.id), may_prepare: decision.may_prepare(ctx.focus.id), pinned: ctx.focus.pinned() },
     selected: decision.selected,
     mode: decision.mode,
     status: decision.status,

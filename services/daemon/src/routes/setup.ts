@@ -2,10 +2,12 @@ import type { Express } from 'express';
 import Joi from 'joi';
 import { ApiError } from '@sous/protocol';
 import { validate } from '@sous/http';
-import { ConfigError, getConfigValue } from '@sous/config';
-import { BUNDLE_IDS, TIERS, applySetup, classifyTier, probeHardware, type ApplyResult, type Tier } from '@sous/setup';
+import { ConfigError } from '@sous/config';
+import { BUNDLE_IDS, TIERS, applySetup, classifyTier, probeHardware, recommendBundle, type ApplyResult, type Tier } from '@sous/setup';
+import { waitForReload } from '../config-reload';
 import type { DaemonContext } from '../daemon';
 
+const emptyQuery = Joi.object({});
 const applyBody = Joi.object({
   bundle: Joi.string().valid(...BUNDLE_IDS).required(),
   tier: Joi.string().valid(...TIERS),
@@ -18,20 +20,6 @@ const applyBody = Joi.object({
  * any edit; the answer waits for that (up to 5 s) and says whether it happened (`reloaded`), plus
  * what was written and what changed.
  */
-/** How long the answer waits for the config watcher to hot-reload the written file. */
-const RELOAD_WAIT_MS = 5_000;
-
-/** True once the daemon's live config holds every written value (the watcher reloaded the file). */
-async function waitForReload(ctx: DaemonContext, result: ApplyResult): Promise<boolean> {
-  const deadline = Date.now() + RELOAD_WAIT_MS;
-  const live = (): boolean => result.settings.every((s) => JSON.stringify(getConfigValue(ctx.config(), s.key)) === JSON.stringify(s.to));
-  while (!live()) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-}
-
 export function setupRoutes(app: Express, ctx: DaemonContext): void {
   app.post('/setup/apply', async (req, res) => {
     const body = validate(applyBody, req.body, 'body') as { bundle: string; tier?: Tier };
@@ -45,6 +33,15 @@ export function setupRoutes(app: Express, ctx: DaemonContext): void {
       throw err;
     }
     // Answered after the one reload path (the watcher) took it, so the caller's next read sees it.
-    res.json({ ...result, reloaded: await waitForReload(ctx, result) });
+    res.json({ ...result, reloaded: await waitForReload(ctx, result.settings) });
+  });
+
+  // `GET /setup/recommend`: what `sous setup recommend --json` prints, plus the active bundle. The
+  // trail is plain lines the cockpit shows verbatim (spec 2.9). The probe is never cached (spec 2.10).
+  app.get('/setup/recommend', async (req, res) => {
+    validate(emptyQuery, req.query, 'query');
+    const hardware = await probeHardware();
+    const rec = recommendBundle(hardware);
+    res.json({ tier: rec.tier, bundle_id: rec.bundle_id, active_bundle: ctx.config().policy.bundle, scores: rec.scores, trail: rec.trail, hardware });
   });
 }

@@ -1,0 +1,127 @@
+/**
+ * The cockpit shell: hash routing between views, a status poll for the header, and the live event
+ * stream (`GET /events`) that feeds the activity log and refreshes the feed when cards change.
+ * Every view renders daemon answers as text; nothing here decides anything (spec 1, rule 8).
+ */
+import { getJson, message } from './api.js';
+import { byId } from './dom.js';
+import type { Status } from './types.js';
+import { logEvent } from './views/activity.js';
+import { loadDiagnostics } from './views/diagnostics.js';
+import { loadOverview, renderEngine, whenFocusChanges } from './views/overview.js';
+import { loadPreferences } from './views/preferences.js';
+import { loadPriorities } from './views/priorities.js';
+import { loadSettings } from './views/settings.js';
+import { loadWork, wirePrepare } from './views/work.js';
+
+const VIEWS = ['overview', 'work', 'priorities', 'diagnostics', 'activity', 'preferences', 'settings'] as const;
+type View = (typeof VIEWS)[number];
+
+/** How often the header and the open view re-read the daemon's state. */
+const STATUS_POLL_MS = 5_000;
+
+let status: Status | undefined;
+
+function current(): View {
+  const name = location.hash.slice(1);
+  return (VIEWS as readonly string[]).includes(name) ? (name as View) : 'overview';
+}
+
+async function load(view: View): Promise<void> {
+  switch (view) {
+    case 'overview':
+      return loadOverview(status);
+    case 'work':
+      return loadWork();
+    case 'priorities':
+      return loadPriorities(status);
+    case 'diagnostics':
+      return loadDiagnostics(status);
+    case 'activity':
+      return;
+    case 'preferences':
+      return loadPreferences();
+    case 'settings':
+      return loadSettings(status);
+  }
+}
+
+function show(view: View, moveFocus: boolean): void {
+  for (const name of VIEWS) byId(`view-${name}`).hidden = name !== view;
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (a.getAttribute('href') === `#${view}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  document.title = `${byId(`h-${view}`).textContent ?? ''} · Sous cockpit`;
+  if (moveFocus) byId('main').focus();
+  void load(view);
+}
+
+async function pollStatus(): Promise<void> {
+  const health = byId('health');
+  try {
+    status = await getJson<Status>('/status');
+    health.textContent = `${status.status === 'ok' ? 'healthy' : 'degraded'} · ${status.focus.class} · index ${status.index.state}`;
+    health.className = `pill ${status.status === 'ok' ? 'ok' : 'warn'}`;
+    if (current() === 'overview') renderEngine(status);
+  } catch (err) {
+    status = undefined;
+    health.textContent = message(err);
+    health.className = 'pill bad';
+  }
+}
+
+/** The live stream; EventSource reconnects by itself after the daemon restarts. */
+function stream(): void {
+  const label = byId('stream');
+  const source = new EventSource('/events');
+  source.addEventListener('open', () => {
+    label.textContent = 'live stream: connected';
+    label.className = 'pill ok';
+  });
+  source.addEventListener('error', () => {
+    label.textContent = 'live stream: reconnecting…';
+    label.className = 'pill warn';
+  });
+  const on = (type: string, handler: (data: Record<string, unknown>) => void): void =>
+    source.addEventListener(type, (ev) => {
+      let data: Record<string, unknown>;
+      try {
+        data = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      handler(data);
+    });
+  on('hello', () => undefined);
+  for (const type of ['cycle.started', 'cycle.finished', 'cycle.deferred', 'card.landed', 'card.stale', 'card.superseded', 'card.dismissed', 'card.feedback']) {
+    on(type, (data) => {
+      logEvent(type, data);
+      if (type.startsWith('card.') && type !== 'card.feedback') void loadWork();
+      if (type === 'cycle.finished') {
+        void pollStatus().then(() => (current() === 'priorities' ? loadPriorities(status) : undefined));
+      }
+    });
+  }
+}
+
+function start(): void {
+  wirePrepare();
+  whenFocusChanges(() => void pollStatus());
+  window.addEventListener('hashchange', () => show(current(), true));
+  void pollStatus().then(() => show(current(), false));
+  // The feed is kept current in the background so a landing card is there when the view opens.
+  void loadWork();
+  stream();
+  window.setInterval(() => {
+    void pollStatus().then(() => {
+      const view = current();
+      if (view === 'overview' || view === 'diagnostics') void load(view);
+    });
+  }, STATUS_POLL_MS);
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined);
+  }
+}
+
+start();
