@@ -143,21 +143,24 @@ describe.each(factories)('preparation cycle ($name)', (factory) => {
 
   it('makes no cards for a detector in exploration.detectors_off, by id or family, and takes its ready cards out of the feed', async () => {
     const { workspaceId, detector, work, cycle } = await setup();
-    detector.next = (view) => [candidate(view, 'src/f1.ts', 'kept'), { ...candidate(view, 'src/f2.ts', 'noisy'), detector: 'probe.noisy' }];
-    expect((await cycle()).ready).toHaveLength(2);
+    // A draft that follows a finding of the noisy rule goes off with it.
+    const follower = (view: RepositoryView): Candidate => ({ ...candidate(view, 'src/f3.ts', 'after-noisy'), detector: 'draft.follow_up', follows: 'probe.noisy' });
+    detector.next = (view) => [candidate(view, 'src/f1.ts', 'kept'), { ...candidate(view, 'src/f2.ts', 'noisy'), detector: 'probe.noisy' }, follower(view)];
+    expect((await cycle()).ready).toHaveLength(3);
     const offBy = (off: string[]) => ({ ...config, exploration: { ...config.exploration, detectors_off: off } });
     const run = (off: string[]) => runCycle({ store, workspaceId, view: createRepositoryView(index, policy), trigger: { kind: 'warm' }, config: offBy(off), detectors: [detector] });
     const result = await run(['probe.noisy']);
-    expect(result.stale).toBe(1);
+    expect(result.stale).toBe(2);
     expect((await work.feed()).cards.map((c) => c.title)).toEqual(['Finding kept']);
     const gone = await store.workProducts.list({ workspaceId, states: ['stale'] });
-    expect(gone.map((c) => [c.detector, c.stateReason])).toEqual([['probe.noisy', 'its detector is off (exploration.detectors_off)']]);
+    expect(gone.map((c) => c.detector).sort()).toEqual(['draft.follow_up', 'probe.noisy']);
+    expect(gone.find((c) => c.detector === 'probe.noisy')?.stateReason).toBe('its detector is off (exploration.detectors_off)');
     // A family turns off every rule in it.
     await run(['probe']);
     expect((await work.feed()).cards).toEqual([]);
     // Back on: the cards return.
     await run([]);
-    expect((await work.feed()).cards).toHaveLength(2);
+    expect((await work.feed()).cards).toHaveLength(3);
   });
 
   it('an empty result is an empty feed', async () => {

@@ -130,6 +130,7 @@ function details(ctx: LandContext, scored: Scored): Record<string, unknown> {
     ...(c.warnings?.length ? { warnings: c.warnings } : {}),
     ...(c.diff ? { diff: c.diff } : {}),
     ...(c.draft ? { draft: c.draft } : {}),
+    ...(c.follows !== undefined ? { follows: c.follows } : {}),
     score_parts: scored.parts,
     ...(scored.held !== undefined ? { held: scored.held } : {}),
     cycle: ctx.cycleId,

@@ -122,7 +122,8 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   });
   signal.throwIfAborted();
 
-  const on = (c: Candidate): boolean => !detectorOff(c.detector, exploration.detectors_off);
+  // A draft that follows a finding is off with the finding's detector (a draft after a note nobody sees).
+  const on = (c: Candidate): boolean => !detectorOff(c.detector, exploration.detectors_off) && (c.follows === undefined || !detectorOff(c.follows, exploration.detectors_off));
   let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c));
   const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
   if (options.model !== undefined) {
@@ -247,7 +248,8 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
   const stale = new Set<string>();
   for (const card of open) {
     if (card.claimKey === null || found.has(card.claimKey)) continue;
-    if (detectorOff(card.detector, options.config.exploration.detectors_off)) {
+    const follows = card.details['follows'];
+    if (detectorOff(card.detector, options.config.exploration.detectors_off) || (typeof follows === 'string' && detectorOff(follows, options.config.exploration.detectors_off))) {
       // Turned off since it landed: it leaves the feed now, not when its code changes.
       await options.store.workProducts.update(card.id, { state: 'stale', stateReason: 'its detector is off (exploration.detectors_off)' });
       if (card.state === 'ready') options.events?.emit({ type: 'card.stale', id: card.id, kind: card.kind, reason: 'detector off' });

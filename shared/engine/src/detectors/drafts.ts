@@ -63,6 +63,7 @@ function draft(finding: Candidate, prompt: string): Candidate {
     targets: [...finding.targets],
     warnings: ['A prediction from recent activity: adopt it only if it is what you meant to do next.'],
     draft: { prompt },
+    follows: finding.detector,
   };
 }
 

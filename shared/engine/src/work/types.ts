@@ -73,6 +73,8 @@ export interface Candidate {
   diff?: VirtualDiffDraft;
   /** Prediction-backed drafts only: the prompt adopt hands over. */
   draft?: { prompt: string };
+  /** The detector of the finding this card follows (a draft after a review note): off with it. */
+  follows?: string;
 }
 
 /** What started a cycle (spec 1, 2.4). */
