@@ -75,10 +75,23 @@ describe('extractMentions', () => {
       'Types in this folder (e.g. `types/chokidar.d.ts`) are deprecated.',
       '`oldCall()` was renamed; `legacyMode()` still works.',
       'Use `newCall()` now.',
+      'In the v5.1 API there were `executeUrl` methods; they are now merged into `import`.',
     ].join('\n');
     expect(extractMentions('docs/config.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['4:newCall']);
     // `legacyMode` is a name, not the word "legacy".
     expect(extractMentions('docs/config.md', 'Turn on `legacyMode()`.').map((m) => m.value)).toEqual(['legacyMode']);
+  });
+
+  it("never takes another tool's flags for the project's (`cargo run --bin`, `mypy --warn-unreachable`, `git commit --amend`)", () => {
+    const doc = [
+      'Use `cargo run --bin rustfmt -- --check src` or `cargo fmt --emit files`.', // 1
+      '```', // 2
+      'mypy -p rich --warn-unreachable', // 3
+      '$ sudo FOO=1 git commit --amend && tool --fast', // 4
+      'python -m uvicorn main:app --workers 4', // 5
+      '```', // 6
+    ].join('\n');
+    expect(extractMentions('CONTRIBUTING.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['1:--check', '1:--emit', '4:--fast', '5:--workers']);
   });
 
   it('skips sections that record history, in markdown and reStructuredText (where ~~~~ underlines a title)', () => {
@@ -590,6 +603,15 @@ describe('docsDriftDetector', () => {
     const dir = repoWith(steps);
     const { candidates } = await detect(dir);
     expect(candidates.map((c) => c.title)).toEqual([expect.stringContaining('"Drop the jsx option"')]);
+  });
+
+  it("offers no patch when a public name's place goes to a private one", async () => {
+    const dir = repoWith([
+      { message: 'options', files: { 'src/options.py': 'class Separator:\n    pass\n' } },
+      { message: 'docs', files: { 'docs/options.md': 'Add a `Separator` between groups.\n' } },
+      { message: 'Separators are None now', files: { 'src/options.py': 'class _LineCache:\n    pass\n' } },
+    ]);
+    expect((await detect(dir)).candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
   it('reads the example code of markdown fences and reStructuredText literal blocks', () => {

@@ -465,6 +465,8 @@ export function singleReplacement(files: readonly FileDiff[], needle: string, ki
       const [old, next] = [replaced?.old.replace(/^-+/, ''), replaced?.new.replace(/^-+/, '')];
       // A case flip is no rename a reader can follow (Go's `Build…` → `build…` unexports it).
       if (old !== needle || next === undefined || next === '' || next.toLowerCase() === needle.toLowerCase()) continue;
+      // A public name's place taken by a private one (`Separator` → `_LineCache`) is no rename a doc can follow.
+      if (next.startsWith('_') && !needle.startsWith('_')) continue;
       if (defined && !(defines(m, needle) && defines(p, next))) continue;
       found.add(next);
     }

@@ -97,7 +97,38 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
  * A line that names an old thing on purpose: "renamed", "was named", "formerly", "deprecated",
  * "no longer", "legacy", "before v0.34": its names are history, not drift.
  */
-const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
+const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
+
+/**
+ * Tools whose flags are their own, never the project's: `cargo run --bin x`, `mypy --warn-unreachable`,
+ * `git commit --amend`. (Not `cargo fmt` or `cargo clippy`: a plugin subcommand may be the project.)
+ */
+const EXTERNAL_TOOLS: ReadonlySet<string> = new Set(
+  'git npm yarn pip pip3 pipx python python3 mypy ruff flake8 docker kubectl go rustup rustc brew apt apt-get curl wget node deno make gcc uv twine gh tsc jest nvm conda bash sh'.split(' '),
+);
+const CARGO_BUILTINS: ReadonlySet<string> = new Set('run build test install check add doc publish update bench clean new init metadata tree rustc fix search login'.split(' '));
+
+/**
+ * Whether the flag at `column` of `line` is passed to another tool: the command it follows (from the
+ * line's start, a backtick, a pipe, `;`, `&&` or `$(`, after a `$ ` prompt, `sudo` and `VAR=value`
+ * words) is one of EXTERNAL_TOOLS or a builtin cargo subcommand, and no ` -- ` hands the rest to the
+ * program. `python -m tool` and `npx tool` are `tool`'s.
+ */
+function externalFlag(line: string, column: number): boolean {
+  const before = line.slice(0, column);
+  const after = (separator: string): number => {
+    const at = before.lastIndexOf(separator);
+    return at < 0 ? 0 : at + separator.length;
+  };
+  const segment = before.slice(Math.max(...['`', '|', ';', '&&', '$('].map(after)));
+  if (/\s--\s/.test(segment)) return false;
+  const words = segment.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  let [command = '', sub = ''] = words;
+  if ((command === 'python' || command === 'python3') && sub === '-m') [command = '', sub = ''] = words.slice(2);
+  else if (command === 'npx' || command === 'uvx') [command = '', sub = ''] = words.slice(1);
+  command = command.replace(/^.*\//, '');
+  return EXTERNAL_TOOLS.has(command) || (command === 'cargo' && CARGO_BUILTINS.has(sub));
+}
 
 /** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
 const MAX_SPAN_CHARS = 200;
@@ -205,7 +236,7 @@ export function extractMentions(docPath: string, text: string): Mention[] {
         if (value !== null) add('path', value, target.raw, n, target.column);
       }
     }
-    for (const m of line.matchAll(FLAG)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
+    for (const m of line.matchAll(FLAG)) if (!externalFlag(line, m.index ?? 0)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
     for (const m of line.matchAll(DOLLAR_ENV)) {
       const name = m[1] ?? '';
       if (name.length >= MIN_NAME_LENGTH) add('env', name, name, n, (m.index ?? 0) + m[0].indexOf(name));
