@@ -614,6 +614,16 @@ describe('docsDriftDetector', () => {
     expect((await detect(dir)).candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
+  it('offers no patch for a file split in two (moved, with a sibling added beside it in the same commit)', async () => {
+    const example = Array.from({ length: 12 }, (_, i) => `def example_${i}():\n    return ${i}\n`).join('\n');
+    const dir = repoWith([
+      { message: 'examples', files: { 'tests/typing_example.py': example } },
+      { message: 'docs', files: { 'docs/contributing.md': 'Add a case to [the examples](../tests/typing_example.py).\n' } },
+      { message: 'Split the typing examples', mv: ['tests/typing_example.py', 'typing-examples/mypy_examples.py'], files: { 'typing-examples/baseline_examples.py': 'def baseline():\n    return 0\n' } },
+    ]);
+    expect((await detect(dir, true)).candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_path']);
+  });
+
   it('reads the example code of markdown fences and reStructuredText literal blocks', () => {
     expect(exampleLines('docs/a.md', 'Intro `x`.\n```py\ndef f():\n    pass\n```\nAfter.\n')).toEqual(['def f():', '    pass']);
     expect(exampleLines('docs/a.rst', 'Use it::\n\n    def f():\n        pass\n\nProse again.\n\n.. code-block:: python\n\n   x = 1\n')).toEqual(['    def f():', '        pass', '   x = 1']);

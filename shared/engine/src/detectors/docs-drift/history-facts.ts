@@ -3,6 +3,7 @@
  * exists in the code (its words are scanned for once per cycle), and which commit after the doc's
  * last edit removed, renamed or moved it (from the history index, then that commit's diff).
  */
+import * as path from 'node:path';
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
 import type { CommitRef, FileDiff } from '../../view/git-history';
@@ -195,9 +196,13 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       // for a path that never existed (fastapi's docs link hundreds of example files).
       const commit = history.lastTouch(value) ?? removals.deleting(value);
       if (commit === undefined) return undefined;
-      const change = (await commitDiff(commit.sha)).find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
+      const files = await commitDiff(commit.sha);
+      const change = files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
       if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
-      const moved = change.status === 'renamed' && view.file(change.path) !== undefined ? change.path : undefined;
+      // A file added beside the new one in the same commit may have taken part of it (attrs split
+      // `tests/typing_example.py` into two examples files): the move is then no certain replacement.
+      const split = files.some((f) => f.status === 'added' && f !== change && path.posix.dirname(f.path) === path.posix.dirname(change.path) && path.posix.extname(f.path) === path.posix.extname(change.path));
+      const moved = change.status === 'renamed' && !split && view.file(change.path) !== undefined ? change.path : undefined;
       return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}) }, change);
     },
     isOwnDotted: (value) => python().top.has(value.split('.')[0] ?? ''),
