@@ -7,7 +7,7 @@
  * messages; no message the client sent is changed, removed or reordered.
  */
 import type { ContextInjection } from '@sous/setup';
-import type { PreparedMatch } from './prepared-context';
+import type { PreparedEntry, PreparedItem, PreparedMatch } from './prepared-context';
 
 /** Share of the target model's context window an injected briefing may take. */
 export const INJECTION_WINDOW_SHARE = 0.05;
@@ -108,23 +108,43 @@ export function policyAccepts(policy: ContextInjection, match: PreparedMatch): b
 
 const HEADER = 'Repository context prepared by Sous for this request (read-only notes; paths are relative to the repository root):';
 
-/** The lines a policy renders for a match, most important first (cut later by the budget). */
-function linesFor(policy: ContextInjection, match: PreparedMatch): string[] {
-  const { entry } = match;
-  const full = (i: (typeof entry.items)[number]) => `- ${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`;
-  const digest = (i: (typeof entry.items)[number]) => `- ${i.path}:${i.lines.start}-${i.lines.end}`;
+/** A policy's lines for an entry that do not depend on the request: built once per entry and policy. */
+const linesCache = new WeakMap<PreparedEntry, Map<ContextInjection, readonly string[]>>();
+
+/** The lines a policy renders for an entry, most important first (cut later by the budget). */
+function entryLines(policy: ContextInjection, entry: PreparedEntry): readonly string[] {
+  let byPolicy = linesCache.get(entry);
+  const cached = byPolicy?.get(policy);
+  if (cached !== undefined) return cached;
+  const full = (i: PreparedItem) => `- ${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`;
+  const digest = (i: PreparedItem) => `- ${i.path}:${i.lines.start}-${i.lines.end}`;
   const cards = entry.cards.map((c) => `- Ready card ${c.id} (${c.kind}): ${c.title}`);
   const anticipated = entry.anticipatedPrompt === null ? [] : [`Prepared for: ${entry.anticipatedPrompt}`];
+  let lines: string[];
   switch (policy) {
     case 'digest_only':
-      return entry.items.map(digest);
+      lines = entry.items.map(digest);
+      break;
     case 'policy_hybrid':
-      return [...anticipated, ...entry.items.slice(0, HYBRID_FULL_ITEMS).map(full), ...entry.items.slice(HYBRID_FULL_ITEMS).map(digest), ...cards];
+      lines = [...anticipated, ...entry.items.slice(0, HYBRID_FULL_ITEMS).map(full), ...entry.items.slice(HYBRID_FULL_ITEMS).map(digest), ...cards];
+      break;
     case 'top_match_auto_include':
-      return [...(match.similarity < 0.6 ? [`Closest prepared work (similarity ${match.similarity.toFixed(2)}):`] : []), ...anticipated, ...entry.items.map(full), ...cards];
+      lines = [...anticipated, ...entry.items.map(full), ...cards];
+      break;
     case 'adopted_package_only':
-      return [...anticipated.map((l) => `Adopted: ${l}`), ...entry.items.map(full), ...cards];
+      lines = [...anticipated.map((l) => `Adopted: ${l}`), ...entry.items.map(full), ...cards];
+      break;
   }
+  if (byPolicy === undefined) linesCache.set(entry, (byPolicy = new Map()));
+  byPolicy.set(policy, lines);
+  return lines;
+}
+
+/** The lines a policy renders for a match: the entry's, after the similarity note when the match is only close. */
+function linesFor(policy: ContextInjection, match: PreparedMatch): readonly string[] {
+  const lines = entryLines(policy, match.entry);
+  if (policy === 'top_match_auto_include' && match.similarity < 0.6) return [`Closest prepared work (similarity ${match.similarity.toFixed(2)}):`, ...lines];
+  return lines;
 }
 
 /** The briefing text for a match under a policy, within `budget` tokens; undefined when not even one line fits. */
@@ -145,9 +165,15 @@ export function renderBriefing(policy: ContextInjection, match: PreparedMatch, b
   return { text, tokens: used, paths };
 }
 
-/** The messages with the briefing added as a system message after the leading system messages. */
-export function withBriefing(messages: readonly ChatMessage[], briefing: string): ChatMessage[] {
+/** Where the briefing goes: after the leading system (and developer) messages. */
+export function briefingIndex(messages: readonly ChatMessage[]): number {
   let at = 0;
   while (at < messages.length && (messages[at]?.role === 'system' || messages[at]?.role === 'developer')) at += 1;
+  return at;
+}
+
+/** The messages with the briefing added as a system message after the leading system messages. */
+export function withBriefing(messages: readonly ChatMessage[], briefing: string): ChatMessage[] {
+  const at = briefingIndex(messages);
   return [...messages.slice(0, at), { role: 'system', content: briefing }, ...messages.slice(at)];
 }
