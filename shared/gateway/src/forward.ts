@@ -57,7 +57,8 @@ function answerHeadersFrom(upstream: IncomingHttpHeaders, extra: Record<string, 
   for (const [name, value] of Object.entries(upstream)) if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-sous-')) out[name] = value;
   const length = upstream['content-length'];
   if (typeof length === 'string') out['content-length'] = length;
-  return { ...out, ...extra };
+  for (const name in extra) out[name] = extra[name] as string;
+  return out;
 }
 
 /** An undici failure as the error the client sees: unreachable (502) or timed out (504). */
@@ -212,18 +213,7 @@ export class Forwarder {
     const sent = performance.now();
     return new Promise<ForwardOutcome>((resolve, reject) => {
       const relay = new Relay(res, req, sent, resolve, reject);
-      this.agent.dispatch(
-        {
-          origin: req.target.origin,
-          path: req.target.path,
-          method: req.method,
-          headers: headersFor(req),
-          ...(req.body !== undefined ? { body: req.body } : {}),
-          headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
-        },
-        relay,
-      );
+      this.agent.dispatch({ origin: req.target.origin, path: req.target.path, method: req.method, headers: headersFor(req), body: req.body ?? null, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs }, relay);
     });
   }
 
