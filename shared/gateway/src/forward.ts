@@ -85,8 +85,8 @@ function openAiErrorText(text: string, status: number, upstream: Upstream): stri
 
 /**
  * One forwarded request as undici dispatch callbacks, writing straight into the client's response.
- * Why not `agent.stream`: its AsyncResource, AbortSignal and `finished` listeners cost a proxy more
- * CPU per request than everything else it does; these callbacks keep only what the relay needs.
+ * Why not `agent.stream`: its AsyncResource, AbortSignal and `finished` listeners add CPU to every
+ * request that a relay does not need; these callbacks keep only what the relay does.
  *  - 2xx/3xx: status and headers go back when they arrive, each body chunk is written at once
  *    (an SSE stream chunk by chunk), undici pauses while the client's socket is full;
  *  - 4xx/5xx: at most MAX_ERROR_BODY_BYTES are collected and sent back in OpenAI's shape;
