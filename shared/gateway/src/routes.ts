@@ -19,7 +19,7 @@ import { Forwarder } from './forward';
 import { injectionBudget, POLICY_THRESHOLD, policyAccepts, promptOf, renderBriefing } from './injection';
 import { DaemonPreparedContext, type PreparedContextSource } from './prepared-context';
 import { chooseUpstream, upstreamTarget } from './routing';
-import { ANONYMOUS_CLIENT, TraceBook, type ContextTrace } from './traces';
+import { ANONYMOUS_CLIENT, TraceBook, type TraceRecord } from './traces';
 
 /** Environment variable holding the key clients must send, when the deployment wants one. */
 export const PROXY_API_KEY_ENV = 'SOUS_PROXY_API_KEY';
@@ -122,13 +122,14 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   const chat = async (req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown, started: number): Promise<void> => {
     let beforeForward = 0;
     // Set once the request is accepted: a request that then fails upstream is traced with the status it got.
-    let traced: { client: string; trace: ContextTrace } | undefined;
+    let traced: { client: string; trace: TraceRecord } | undefined;
+    const arrivedAt = Date.now();
     try {
       authorize(req);
       const body = chatBodyOf(parsed);
       const client = clientOf(req);
       const upstream = chooseUpstream(config, body.model, header(req, 'x-sous-backend'), env);
-      const trace: ContextTrace = { at: new Date().toISOString(), model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
+      const trace: TraceRecord = { model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
       traced = { client, trace };
       let payload: string | undefined;
       if (!passthrough) {
@@ -169,13 +170,13 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
       });
       trace.status = outcome.status;
       trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
-      traces.record(client, trace);
+      traces.record(client, trace, arrivedAt);
     } catch (err) {
       sendOpenAiError(res, err);
       if (traced !== undefined) {
         traced.trace.status = res.statusCode;
         traced.trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
-        traces.record(traced.client, traced.trace);
+        traces.record(traced.client, traced.trace, arrivedAt);
       }
     }
   };
