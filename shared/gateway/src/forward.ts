@@ -5,10 +5,12 @@
  * OpenAI-shaped errors of errors.ts.
  */
 import type * as http from 'node:http';
-import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from './errors';
-import type { Upstream } from './routing';
+import type { Upstream, UpstreamTarget } from './routing';
+
+/** Response headers as undici parses them (names lower-cased, repeated ones as arrays). */
+type IncomingHttpHeaders = Record<string, string | string[] | undefined>;
 
 /** Largest upstream error body read to pass back (bytes); an error body is never streamed. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -18,8 +20,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 
 export interface ForwardRequest {
   upstream: Upstream;
-  /** The upstream URL to call. */
-  url: URL;
+  /** Where to send it (routing.ts upstreamTarget: parsed once per base URL). */
+  target: UpstreamTarget;
   method: 'GET' | 'POST';
   /** The client's request headers (filtered here). */
   clientHeaders: http.IncomingHttpHeaders;
@@ -50,12 +52,13 @@ function headersFor(req: ForwardRequest): Record<string, string> {
   return out;
 }
 
-function answerHeadersFrom(upstream: Dispatcher.ResponseData['headers'], extra: Record<string, string>): Record<string, string | string[]> {
+function answerHeadersFrom(upstream: IncomingHttpHeaders, extra: Record<string, string>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream)) if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-sous-')) out[name] = value;
   const length = upstream['content-length'];
   if (typeof length === 'string') out['content-length'] = length;
-  return { ...out, ...extra };
+  for (const name in extra) out[name] = extra[name] as string;
+  return out;
 }
 
 /** An undici failure as the error the client sees: unreachable (502) or timed out (504). */
@@ -66,52 +69,6 @@ export function upstreamFailure(err: unknown, upstream: Upstream, timeoutMs: num
   }
   const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code ?? 'error';
   return new GatewayError('upstream_unreachable', `${where} cannot be reached (${code}); check that it runs and the URL in the config`, 'upstream');
-}
-
-/** Collects at most MAX_ERROR_BODY_BYTES of an upstream error body (an error is never streamed). */
-class ErrorBody extends Writable {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
-    if (this.size < MAX_ERROR_BODY_BYTES) {
-      const part = chunk.subarray(0, MAX_ERROR_BODY_BYTES - this.size);
-      this.chunks.push(part);
-      this.size += part.length;
-    }
-    done();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-/**
- * Relays an SSE stream to the client chunk by chunk (with the client's backpressure). When the
- * upstream fails mid-stream it ends the stream with one last event carrying the error, which an
- * OpenAI client reports, instead of a bare reset.
- */
-class SseRelay extends Writable {
-  constructor(
-    private readonly res: http.ServerResponse,
-    private readonly failure: (err: Error) => GatewayError,
-  ) {
-    super();
-  }
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
-    if (this.res.write(chunk)) done();
-    else this.res.once('drain', () => done());
-  }
-  override _final(done: (err?: Error | null) => void): void {
-    this.res.end();
-    done();
-  }
-  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    if (!this.res.writableEnded && !this.res.destroyed) {
-      if (err) this.res.end(`data: ${JSON.stringify(this.failure(err).toBody())}\n\n`);
-      else this.res.destroy();
-    }
-    done(err);
-  }
 }
 
 /** An upstream's error answer as an OpenAI-shaped body: passed as it came when it is one already. */
@@ -126,67 +83,138 @@ function openAiErrorText(text: string, status: number, upstream: Upstream): stri
   return JSON.stringify({ error: { message: `upstream ${upstream.name} answered ${status}${excerpt ? `: ${excerpt}` : ''}`, type: 'api_error', code: 'upstream_error', param: null } });
 }
 
+/**
+ * One forwarded request as undici dispatch callbacks, writing straight into the client's response.
+ * Why not `agent.stream`: its AsyncResource, AbortSignal and `finished` listeners add CPU to every
+ * request that a relay does not need; these callbacks keep only what the relay does.
+ *  - 2xx/3xx: status and headers go back when they arrive, each body chunk is written at once
+ *    (an SSE stream chunk by chunk), undici pauses while the client's socket is full;
+ *  - 4xx/5xx: at most MAX_ERROR_BODY_BYTES are collected and sent back in OpenAI's shape;
+ *  - a failure after an SSE stream started ends it with one last event carrying the error (an OpenAI
+ *    client reports it); a JSON answer is cut instead (a truncated body must not look whole);
+ *  - the client hanging up aborts the upstream request (a model generating for nobody).
+ */
+class Relay implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private upstreamMs = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  /** Set when the client left before undici took the request: aborted as soon as it does. */
+  private pendingAbort: Error | undefined;
+  private errorChunks: Buffer[] | undefined;
+  private errorSize = 0;
+  private sse = false;
+  private settled = false;
+
+  constructor(
+    private readonly res: http.ServerResponse,
+    private readonly req: ForwardRequest,
+    private readonly sent: number,
+    private readonly resolve: (outcome: ForwardOutcome) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    res.once('close', this.onClientClose);
+  }
+
+  /** The response closed: after a complete answer that is the end; before it, the client hung up. */
+  private readonly onClientClose = (): void => {
+    if (this.settled) return;
+    if (this.res.writableFinished) return this.settle({ status: this.status, upstreamMs: this.upstreamMs });
+    // Settled first: the abort calls onResponseError at once, which must not report an upstream failure.
+    this.settle({ status: 499, upstreamMs: performance.now() - this.sent });
+    const gone = new undiciErrors.RequestAbortedError();
+    if (this.controller !== undefined) this.controller.abort(gone);
+    else this.pendingAbort = gone;
+  };
+
+  private readonly onDrain = (): void => this.controller?.resume();
+
+  private settle(outcome: ForwardOutcome | undefined, err?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.res.off('close', this.onClientClose);
+    if (outcome !== undefined) this.resolve(outcome);
+    else this.reject(err);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pendingAbort !== undefined) controller.abort(this.pendingAbort);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200 || this.settled) return; // 1xx: informational, the real answer follows
+    this.status = statusCode;
+    this.upstreamMs = performance.now() - this.sent;
+    if (statusCode >= 400) {
+      this.errorChunks = [];
+      return;
+    }
+    this.sse = String(headers['content-type'] ?? '').startsWith('text/event-stream');
+    this.res.writeHead(statusCode, answerHeadersFrom(headers, this.req.answerHeaders()));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.errorChunks !== undefined) {
+      if (this.errorSize < MAX_ERROR_BODY_BYTES) {
+        const part = chunk.subarray(0, MAX_ERROR_BODY_BYTES - this.errorSize);
+        this.errorChunks.push(part);
+        this.errorSize += part.length;
+      }
+      return;
+    }
+    if (!this.res.write(chunk)) {
+      controller.pause();
+      this.res.once('drain', this.onDrain);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    if (this.errorChunks !== undefined) return this.sendErrorBody();
+    // Settled by onClientClose once the answer is flushed (or the client left during the flush: 499).
+    this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.settled) return;
+    const { res, req } = this;
+    if (this.status === 0) {
+      if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) return this.settle(undefined, new GatewayError('invalid_request', `the request cannot be forwarded: ${err.message}`, 'header'));
+      return this.settle(undefined, upstreamFailure(err, req.upstream, req.timeoutMs));
+    }
+    // An error answer cut short: what arrived of it is passed back.
+    if (this.errorChunks !== undefined) return this.sendErrorBody();
+    const outcome = { status: this.status, upstreamMs: this.upstreamMs };
+    this.settle(outcome);
+    if (res.writableEnded || res.destroyed) return;
+    if (this.sse) res.end(`data: ${JSON.stringify(upstreamFailure(err, req.upstream, req.timeoutMs).toBody())}\n\n`);
+    else res.destroy();
+  }
+
+  private sendErrorBody(): void {
+    const { res, req, status } = this;
+    this.settle({ status, upstreamMs: this.upstreamMs });
+    const text = openAiErrorText(Buffer.concat(this.errorChunks ?? []).toString('utf8'), status, req.upstream);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...req.answerHeaders() });
+    res.end(text);
+  }
+}
+
 /** One pool of keep-alive connections per upstream origin, for the life of the proxy. */
 export class Forwarder {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
 
   /**
-   * Sends the request upstream and the answer to `res` (undici's `stream`: the body is written
-   * straight into the response, no intermediate stream); resolves when the answer is complete or
-   * the client left.
+   * Sends the request upstream and the answer to `res`; resolves when the answer is complete or the
+   * client left (status 499), rejects with a GatewayError when no answer started.
    */
-  async forward(res: http.ServerResponse, req: ForwardRequest): Promise<ForwardOutcome> {
+  forward(res: http.ServerResponse, req: ForwardRequest): Promise<ForwardOutcome> {
     const sent = performance.now();
-    const abort = new AbortController();
-    let status = 0;
-    let upstreamMs = 0;
-    let errorBody: ErrorBody | undefined;
-    let relay: SseRelay | undefined;
-    // The client hung up: stop the upstream work too (a model generating for nobody).
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-      relay?.destroy();
-    };
-    res.once('close', onClose);
-    try {
-      await this.agent.stream(
-        {
-          origin: req.url.origin,
-          path: req.url.pathname + req.url.search,
-          method: req.method,
-          headers: headersFor(req),
-          ...(req.body !== undefined ? { body: req.body } : {}),
-          headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
-          signal: abort.signal,
-        },
-        ({ statusCode, headers }) => {
-          status = statusCode;
-          upstreamMs = performance.now() - sent;
-          if (statusCode >= 400) return (errorBody = new ErrorBody());
-          res.writeHead(statusCode, answerHeadersFrom(headers, req.answerHeaders()));
-          if (!String(headers['content-type'] ?? '').startsWith('text/event-stream')) return res;
-          return (relay = new SseRelay(res, (err) => upstreamFailure(err, req.upstream, req.timeoutMs)));
-        },
-      );
-    } catch (err) {
-      if (abort.signal.aborted) return { status: 499, upstreamMs: performance.now() - sent };
-      if (status === 0) {
-        if (err instanceof undiciErrors.InvalidArgumentError || err instanceof undiciErrors.NotSupportedError) throw new GatewayError('invalid_request', `the request cannot be forwarded: ${err.message}`, 'header');
-        throw upstreamFailure(err, req.upstream, req.timeoutMs);
-      }
-      // Failed after the answer started: a stream got its last error event (SseRelay); a JSON answer
-      // was cut by undici destroying the response (a truncated body must not look whole).
-      if (errorBody === undefined) return { status, upstreamMs };
-    } finally {
-      res.off('close', onClose);
-    }
-    if (errorBody !== undefined) {
-      const text = openAiErrorText(errorBody.text(), status, req.upstream);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...req.answerHeaders() });
-      res.end(text);
-    }
-    return { status, upstreamMs };
+    return new Promise<ForwardOutcome>((resolve, reject) => {
+      const relay = new Relay(res, req, sent, resolve, reject);
+      this.agent.dispatch({ origin: req.target.origin, path: req.target.path, method: req.method, headers: headersFor(req), body: req.body ?? null, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs }, relay);
+    });
   }
 
   close(): Promise<void> {

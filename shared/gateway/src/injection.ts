@@ -7,7 +7,7 @@
  * messages; no message the client sent is changed, removed or reordered.
  */
 import type { ContextInjection } from '@sous/setup';
-import type { PreparedMatch } from './prepared-context';
+import type { PreparedEntry, PreparedItem, PreparedMatch } from './prepared-context';
 
 /** Share of the target model's context window an injected briefing may take. */
 export const INJECTION_WINDOW_SHARE = 0.05;
@@ -52,12 +52,20 @@ const CONTEXT_WINDOWS: ReadonlyArray<readonly [string, number]> = [
   ['codestral', 32_768],
 ];
 
+/** Windows of the model names seen: a proxy sees a handful, so this stays small (cleared past 256). */
+const windowByModel = new Map<string, number>();
+
 /** The context window of `model` (tokens), from the table above or DEFAULT_CONTEXT_WINDOW. */
 export function contextWindow(model: string): number {
+  const known = windowByModel.get(model);
+  if (known !== undefined) return known;
   const name = model.toLowerCase().replace(/^[a-z0-9_-]+\//, '');
   let best: readonly [string, number] | undefined;
   for (const entry of CONTEXT_WINDOWS) if (name.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
-  return best?.[1] ?? DEFAULT_CONTEXT_WINDOW;
+  const window = best?.[1] ?? DEFAULT_CONTEXT_WINDOW;
+  if (windowByModel.size >= 256) windowByModel.clear();
+  windowByModel.set(model, window);
+  return window;
 }
 
 /** A rough token count, as resolve counts (4 characters a token): budgets are advisory, counting must be cheap. */
@@ -108,11 +116,29 @@ export function policyAccepts(policy: ContextInjection, match: PreparedMatch): b
 
 const HEADER = 'Repository context prepared by Sous for this request (read-only notes; paths are relative to the repository root):';
 
-/** The lines a policy renders for a match, most important first (cut later by the budget). */
-function linesFor(policy: ContextInjection, match: PreparedMatch): string[] {
-  const { entry } = match;
-  const full = (i: (typeof entry.items)[number]) => `- ${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`;
-  const digest = (i: (typeof entry.items)[number]) => `- ${i.path}:${i.lines.start}-${i.lines.end}`;
+/** A briefing as injected: its text, its size in tokens, the evidence paths it names. */
+export interface Briefing {
+  text: string;
+  tokens: number;
+  paths: string[];
+}
+
+/** What a policy renders from one entry: its lines, and the briefing for each number of lines that fit. */
+interface Rendering {
+  lines: readonly string[];
+  byCount: Map<number, Briefing>;
+}
+
+/**
+ * Renderings per entry (entries never change once made), by policy and similarity note: a request
+ * only counts how many lines its budget allows; the text is built once per entry, policy and count.
+ */
+const renderings = new WeakMap<PreparedEntry, Map<string, Rendering>>();
+
+/** The lines a policy renders for an entry, most important first (cut later by the budget). */
+function policyLines(policy: ContextInjection, entry: PreparedEntry): string[] {
+  const full = (i: PreparedItem) => `- ${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`;
+  const digest = (i: PreparedItem) => `- ${i.path}:${i.lines.start}-${i.lines.end}`;
   const cards = entry.cards.map((c) => `- Ready card ${c.id} (${c.kind}): ${c.title}`);
   const anticipated = entry.anticipatedPrompt === null ? [] : [`Prepared for: ${entry.anticipatedPrompt}`];
   switch (policy) {
@@ -121,33 +147,59 @@ function linesFor(policy: ContextInjection, match: PreparedMatch): string[] {
     case 'policy_hybrid':
       return [...anticipated, ...entry.items.slice(0, HYBRID_FULL_ITEMS).map(full), ...entry.items.slice(HYBRID_FULL_ITEMS).map(digest), ...cards];
     case 'top_match_auto_include':
-      return [...(match.similarity < 0.6 ? [`Closest prepared work (similarity ${match.similarity.toFixed(2)}):`] : []), ...anticipated, ...entry.items.map(full), ...cards];
+      return [...anticipated, ...entry.items.map(full), ...cards];
     case 'adopted_package_only':
       return [...anticipated.map((l) => `Adopted: ${l}`), ...entry.items.map(full), ...cards];
   }
 }
 
+/** The rendering of a match: the entry's lines, after a similarity note when a top match is only close. */
+function renderingFor(policy: ContextInjection, match: PreparedMatch): Rendering {
+  const note = policy === 'top_match_auto_include' && match.similarity < 0.6 ? `Closest prepared work (similarity ${match.similarity.toFixed(2)}):` : undefined;
+  const key = note === undefined ? policy : `${policy} ${note}`;
+  let byKey = renderings.get(match.entry);
+  let rendering = byKey?.get(key);
+  if (rendering === undefined) {
+    const lines = policyLines(policy, match.entry);
+    rendering = { lines: note === undefined ? lines : [note, ...lines], byCount: new Map() };
+    if (byKey === undefined) renderings.set(match.entry, (byKey = new Map()));
+    byKey.set(key, rendering);
+  }
+  return rendering;
+}
+
 /** The briefing text for a match under a policy, within `budget` tokens; undefined when not even one line fits. */
-export function renderBriefing(policy: ContextInjection, match: PreparedMatch, budget: number): { text: string; tokens: number; paths: string[] } | undefined {
-  const out = [HEADER];
+export function renderBriefing(policy: ContextInjection, match: PreparedMatch, budget: number): Briefing | undefined {
+  const { lines, byCount } = renderingFor(policy, match);
   let used = tokensOf(HEADER) + 1;
-  let body = 0;
-  for (const line of linesFor(policy, match)) {
+  let count = 0;
+  for (const line of lines) {
     const cost = tokensOf(line) + 1;
     if (used + cost > budget) break;
-    out.push(line);
     used += cost;
-    body += 1;
+    count += 1;
   }
-  if (body === 0) return undefined;
-  const text = out.join('\n');
-  const paths = [...new Set(match.entry.items.map((i) => i.path).filter((p) => text.includes(`- ${p}:`)))];
-  return { text, tokens: used, paths };
+  if (count === 0) return undefined;
+  let briefing = byCount.get(count);
+  if (briefing === undefined) {
+    const text = [HEADER, ...lines.slice(0, count)].join('\n');
+    const paths = [...new Set(match.entry.items.map((i) => i.path).filter((p) => text.includes(`- ${p}:`)))];
+    briefing = { text, tokens: used, paths };
+    byCount.set(count, briefing);
+  }
+  // The cached paths are shared: each caller gets its own array.
+  return { text: briefing.text, tokens: briefing.tokens, paths: [...briefing.paths] };
+}
+
+/** Where the briefing goes: after the leading system (and developer) messages. */
+export function briefingIndex(messages: readonly ChatMessage[]): number {
+  let at = 0;
+  while (at < messages.length && (messages[at]?.role === 'system' || messages[at]?.role === 'developer')) at += 1;
+  return at;
 }
 
 /** The messages with the briefing added as a system message after the leading system messages. */
 export function withBriefing(messages: readonly ChatMessage[], briefing: string): ChatMessage[] {
-  let at = 0;
-  while (at < messages.length && (messages[at]?.role === 'system' || messages[at]?.role === 'developer')) at += 1;
+  const at = briefingIndex(messages);
   return [...messages.slice(0, at), { role: 'system', content: briefing }, ...messages.slice(at)];
 }

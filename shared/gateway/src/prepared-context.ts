@@ -27,7 +27,7 @@ export interface PreparedCard {
   title: string;
 }
 
-/** One prepared briefing the proxy can inject. */
+/** One prepared briefing the proxy can inject; never changed once made (injection.ts caches what it renders from it). */
 export interface PreparedEntry {
   /** `prediction:<id>` or `resolution:<id>`. */
   id: string;

@@ -12,13 +12,14 @@ import Joi from 'joi';
 import { sousPaths, type SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
 import { getBundle, type ContextInjection } from '@sous/setup';
+import { bodyWithBriefing, chatBodyOf, joiError } from './chat-body';
 import { GatewayError, sendOpenAiError } from './errors';
 import { chatFastLane } from './fast-lane';
 import { Forwarder } from './forward';
-import { injectionBudget, POLICY_THRESHOLD, policyAccepts, promptOf, renderBriefing, withBriefing, type ChatMessage } from './injection';
+import { injectionBudget, POLICY_THRESHOLD, policyAccepts, promptOf, renderBriefing } from './injection';
 import { DaemonPreparedContext, type PreparedContextSource } from './prepared-context';
-import { chooseUpstream, upstreamUrl } from './routing';
-import { ANONYMOUS_CLIENT, TraceBook, type ContextTrace } from './traces';
+import { chooseUpstream, upstreamTarget } from './routing';
+import { ANONYMOUS_CLIENT, TraceBook, type TraceRecord } from './traces';
 
 /** Environment variable holding the key clients must send, when the deployment wants one. */
 export const PROXY_API_KEY_ENV = 'SOUS_PROXY_API_KEY';
@@ -30,28 +31,7 @@ export const PROXY_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 const MAX_OVERRIDE_REPOS = 8;
 
 const clientId = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/);
-const chatBody = Joi.object({
-  model: Joi.string().min(1).max(256).required(),
-  messages: Joi.array()
-    .min(1)
-    .items(Joi.object({ role: Joi.string().min(1).max(64).required() }).unknown(true))
-    .required(),
-  stream: Joi.boolean().strict(),
-  max_tokens: Joi.number().integer().min(1).allow(null),
-  max_completion_tokens: Joi.number().integer().min(1).allow(null),
-})
-  .unknown(true)
-  .required();
 const tracesQuery = Joi.object({ client: clientId, limit: Joi.number().integer().min(1).max(50).default(20) });
-
-interface ChatBody {
-  model: string;
-  messages: ChatMessage[];
-  stream?: boolean;
-  max_tokens?: number | null;
-  max_completion_tokens?: number | null;
-  [field: string]: unknown;
-}
 
 export interface GatewayOptions {
   config: SousConfig;
@@ -77,12 +57,6 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function joiError(error: Joi.ValidationError, where: string): GatewayError {
-  const detail = error.details[0];
-  const field = detail && detail.path.length > 0 ? `${where}.${detail.path.join('.')}` : where;
-  return new GatewayError('invalid_request', detail?.message.replace(/"/g, '') ?? error.message, field);
-}
-
 /** The prepared context injection policy of the active bundle (spec 2.9). */
 export function injectionPolicy(config: SousConfig): ContextInjection {
   return getBundle(config.policy.bundle).context_injection;
@@ -105,6 +79,9 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   const traces = new TraceBook();
   const proxyKey = env[PROXY_API_KEY_ENV] || undefined;
   const timeoutMs = config.gateway.upstream_timeout_seconds * 1000;
+  // The config is read once at start: so are the passthrough switch and the bundle's policy.
+  const passthrough = config.gateway.passthrough.enabled;
+  const policy = injectionPolicy(config);
 
   const authorize = (req: http.IncomingMessage) => {
     if (proxyKey === undefined) return;
@@ -145,19 +122,16 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   const chat = async (req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown, started: number): Promise<void> => {
     let beforeForward = 0;
     // Set once the request is accepted: a request that then fails upstream is traced with the status it got.
-    let traced: { client: string; trace: ContextTrace } | undefined;
+    let traced: { client: string; trace: TraceRecord } | undefined;
+    const arrivedAt = Date.now();
     try {
       authorize(req);
-      const { error, value } = chatBody.validate(parsed, { abortEarly: true, convert: false });
-      if (error) throw joiError(error, 'body');
-      const body = value as ChatBody;
+      const body = chatBodyOf(parsed);
       const client = clientOf(req);
       const upstream = chooseUpstream(config, body.model, header(req, 'x-sous-backend'), env);
-      const passthrough = config.gateway.passthrough.enabled;
-      const policy = injectionPolicy(config);
-      const trace: ContextTrace = { at: new Date().toISOString(), model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
+      const trace: TraceRecord = { model: body.model, upstream: upstream.name, stream: body.stream === true, policy: passthrough ? 'passthrough' : policy, context: 'off', entry_id: null, similarity: null, injected_tokens: 0, budget_tokens: 0, paths: [], status: 0, overhead_ms: 0 };
       traced = { client, trace };
-      let outgoing: ChatBody = body;
+      let payload: string | undefined;
       if (!passthrough) {
         const context = contextOf(req);
         const prompt = promptOf(body.messages);
@@ -170,22 +144,23 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
           trace.entry_id = match.entry.id;
           trace.similarity = Math.round(match.similarity * 1000) / 1000;
           const reserved = body.max_completion_tokens ?? body.max_tokens ?? 0;
-          trace.budget_tokens = injectionBudget(body.model, JSON.stringify(body.messages).length, reserved);
+          const messagesJson = JSON.stringify(body.messages);
+          trace.budget_tokens = injectionBudget(body.model, messagesJson.length, reserved);
           const briefing = policyAccepts(policy, match) && trace.budget_tokens > 0 ? renderBriefing(policy, match, trace.budget_tokens) : undefined;
           if (briefing === undefined) trace.context = 'skipped';
           else {
             trace.context = 'hit';
             trace.injected_tokens = briefing.tokens;
             trace.paths = briefing.paths;
-            outgoing = { ...body, messages: withBriefing(body.messages, briefing.text) };
+            payload = bodyWithBriefing(body, messagesJson, briefing.text);
           }
         }
       }
-      const payload = JSON.stringify(outgoing);
+      payload ??= JSON.stringify(body);
       beforeForward = performance.now() - started;
       const outcome = await forwarder.forward(res, {
         upstream,
-        url: upstreamUrl(upstream.baseUrl, '/chat/completions'),
+        target: upstreamTarget(upstream.baseUrl, '/chat/completions'),
         method: 'POST',
         clientHeaders: req.headers,
         forwardClientAuthorization: proxyKey === undefined,
@@ -195,13 +170,13 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
       });
       trace.status = outcome.status;
       trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
-      traces.record(client, trace);
+      traces.record(client, trace, arrivedAt);
     } catch (err) {
       sendOpenAiError(res, err);
       if (traced !== undefined) {
         traced.trace.status = res.statusCode;
         traced.trace.overhead_ms = Math.round(beforeForward * 1000) / 1000;
-        traces.record(traced.client, traced.trace);
+        traces.record(traced.client, traced.trace, arrivedAt);
       }
     }
   };
@@ -217,7 +192,7 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
       const own = performance.now() - started;
       await forwarder.forward(res, {
         upstream,
-        url: upstreamUrl(upstream.baseUrl, '/models'),
+        target: upstreamTarget(upstream.baseUrl, '/models'),
         method: 'GET',
         clientHeaders: req.headers,
         forwardClientAuthorization: proxyKey === undefined,
@@ -243,7 +218,7 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   });
 
   return {
-    health: () => ({ policy: config.gateway.passthrough.enabled ? 'passthrough' : injectionPolicy(config), prepared_context: home?.status() ?? null }),
+    health: () => ({ policy: passthrough ? 'passthrough' : policy, prepared_context: home?.status() ?? null }),
     async close() {
       home?.close();
       for (const source of others.values()) source.close();

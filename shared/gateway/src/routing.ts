@@ -61,3 +61,26 @@ export function chooseUpstream(config: SousConfig, model: string | undefined, pr
 export function upstreamUrl(baseUrl: string, suffix: string): URL {
   return new URL(baseUrl.replace(/\/+$/, '') + suffix);
 }
+
+/** Where a request goes, split as undici's dispatch takes it. */
+export interface UpstreamTarget {
+  /** `http://host:port`. */
+  origin: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  path: string;
+}
+
+/** Targets by base URL and suffix: base URLs come from the config alone, so this stays small. */
+const targets = new Map<string, UpstreamTarget>();
+
+/** upstreamUrl as an origin and a path, parsed once per base URL and suffix (not once per request). */
+export function upstreamTarget(baseUrl: string, suffix: string): UpstreamTarget {
+  const key = `${baseUrl}\n${suffix}`;
+  let target = targets.get(key);
+  if (target === undefined) {
+    const url = upstreamUrl(baseUrl, suffix);
+    target = { origin: url.origin, path: url.pathname + url.search };
+    targets.set(key, target);
+  }
+  return target;
+}

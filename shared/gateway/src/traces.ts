@@ -29,19 +29,28 @@ export interface ContextTrace {
   overhead_ms: number;
 }
 
-export class TraceBook {
-  private readonly byClient = new Map<string, ContextTrace[]>();
+/** A trace as the routes fill it in; `at` is added when it is listed. */
+export type TraceRecord = Omit<ContextTrace, 'at'>;
 
-  record(client: string, trace: ContextTrace): void {
+interface Kept {
+  /** When the request arrived (epoch ms): formatted only when listed, not on every request. */
+  atMs: number;
+  trace: TraceRecord;
+}
+
+export class TraceBook {
+  private readonly byClient = new Map<string, Kept[]>();
+
+  record(client: string, trace: TraceRecord, atMs: number): void {
     const list = this.byClient.get(client) ?? [];
     this.byClient.delete(client);
-    list.unshift(trace);
+    list.unshift({ atMs, trace });
     if (list.length > TRACES_PER_CLIENT) list.length = TRACES_PER_CLIENT;
     this.byClient.set(client, list);
     if (this.byClient.size > MAX_TRACED_CLIENTS) this.byClient.delete(this.byClient.keys().next().value as string);
   }
 
   list(client: string, limit: number): ContextTrace[] {
-    return (this.byClient.get(client) ?? []).slice(0, limit);
+    return (this.byClient.get(client) ?? []).slice(0, limit).map(({ atMs, trace }) => ({ at: new Date(atMs).toISOString(), ...trace }));
   }
 }
