@@ -16,7 +16,7 @@ export interface ChatBody {
   [field: string]: unknown;
 }
 
-const chatBody = Joi.object({
+export const chatBodySchema = Joi.object({
   model: Joi.string().min(1).max(256).required(),
   messages: Joi.array()
     .min(1)
@@ -42,7 +42,7 @@ const stringOf = (v: unknown, max: number): boolean => typeof v === 'string' && 
 const tokenLimit = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1);
 
 /**
- * True only for a body `chatBody` accepts: each condition is one of the schema's, so a body this
+ * True only for a body `chatBodySchema` accepts: each condition is one of the schema's, so a body this
  * lets through never differs from what joi would accept; anything else goes to joi, which decides.
  */
 function plainlyValid(body: unknown): body is ChatBody {
@@ -57,7 +57,7 @@ function plainlyValid(body: unknown): body is ChatBody {
 /** The parsed body as a chat request, or the 400 that says which field is wrong. */
 export function chatBodyOf(parsed: unknown): ChatBody {
   if (plainlyValid(parsed)) return parsed;
-  const { error, value } = chatBody.validate(parsed, { abortEarly: true, convert: false });
+  const { error, value } = chatBodySchema.validate(parsed, { abortEarly: true, convert: false });
   if (error) throw joiError(error, 'body');
   return value as ChatBody;
 }
