@@ -104,7 +104,7 @@ const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|there (?:was|we
  * `git commit --amend`. (Not `cargo fmt` or `cargo clippy`: a plugin subcommand may be the project.)
  */
 const EXTERNAL_TOOLS: ReadonlySet<string> = new Set(
-  'git npm yarn pip pip3 pipx python python3 mypy ruff flake8 docker kubectl go rustup rustc brew apt apt-get curl wget node deno make gcc uv twine gh tsc jest nvm conda bash sh'.split(' '),
+  'git npm yarn pip pip3 pipx python python3 mypy ruff flake8 flit pipenv virtualenv hatch pre-commit openssl docker kubectl go rustup rustc brew apt apt-get curl wget node deno make gcc uv twine gh tsc jest nvm conda bash sh'.split(' '),
 );
 const CARGO_BUILTINS: ReadonlySet<string> = new Set('run build test install check add doc publish update bench clean new init metadata tree rustc fix search login'.split(' '));
 
@@ -156,7 +156,9 @@ const SYSTEM_ENV: ReadonlySet<string> = new Set(
 );
 
 /** Extensions a dotted lowercase word ends with when it is a file name (`config.toml`), not a config key. */
-const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(['txt', 'lock', 'env', 'log', 'html', 'css', 'csv', 'xml', 'ini', 'cfg', 'conf', 'png', 'svg', 'jpg', 'gif', 'rst', 'map', 'd']);
+const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(
+  'txt lock env log html css csv xml ini cfg conf png svg jpg gif rst map d pem crt cer cert key der csr p12 pfx pub sqlite db gz zip tar'.split(' '),
+);
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const CODE_SPAN = /(`+)([^`]+?)\1(?!`)/g;
