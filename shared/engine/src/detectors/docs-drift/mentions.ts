@@ -94,10 +94,10 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
 }
 
 /**
- * A line that names an old thing on purpose: "renamed", "was named", "formerly", "deprecated",
+ * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",
  * "no longer", "legacy", "before v0.34": its names are history, not drift.
  */
-const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
+const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
 
 /**
  * Tools whose flags are their own, never the project's: `cargo run --bin x`, `mypy --warn-unreachable`,
