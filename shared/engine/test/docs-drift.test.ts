@@ -76,7 +76,7 @@ describe('extractMentions', () => {
       '`oldCall()` was renamed; `legacyMode()` still works.',
       'Use `newCall()` now.',
       'In the v5.1 API there were `executeUrl` methods; they are now merged into `import`.',
-      'Warning: `quote_plus` was removed in v1.10.2; URLs are no longer quoted.',
+      'Warning: `quote_plus` was removed in v1.10.2.',
     ].join('\n');
     expect(extractMentions('docs/config.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['4:newCall']);
     // `legacyMode` is a name, not the word "legacy".
