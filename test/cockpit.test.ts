@@ -336,4 +336,29 @@ describe('cockpit in Chromium', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  // Last: it ends the daemon the other tests use.
+  test('Stop in Settings stops the daemon and its supervisor, as sous down does', async () => {
+    await page.goto(`${base}/`);
+    await open('settings');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('#stop-daemon');
+    await page.waitForFunction(() => (document.getElementById('toast')?.textContent ?? '').startsWith('Stopping.'));
+    expect(await page.textContent('#toast')).toContain(`sous up --path ${fs.realpathSync(repo)}`);
+    // Gone for good: the supervisor does not start it again.
+    const deadline = Date.now() + 30_000;
+    let answered = true;
+    while (answered && Date.now() < deadline) {
+      answered = await get('/status').then(
+        () => true,
+        () => false,
+      );
+      if (answered) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(answered).toBe(false);
+    await new Promise((r) => setTimeout(r, 3000));
+    await expect(get('/status')).rejects.toThrow();
+    const status = await sous(['status', '--path', repo], { env });
+    expect(status.code).not.toBe(0);
+  }, 60_000);
 });

@@ -32,6 +32,7 @@ import { resourceRoutes } from './routes/resources';
 import { signalRoutes } from './routes/signals';
 import { setupRoutes } from './routes/setup';
 import { configRoutes } from './routes/config';
+import { lifecycleRoutes } from './routes/lifecycle';
 import { clientRoutes } from './routes/clients';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
@@ -72,6 +73,12 @@ export interface RunningDaemon {
 export interface DaemonSupervision {
   /** The supervisor that started this daemon; recorded in `run/daemon.json`. Default: none. */
   supervisorPid?: number;
+  /**
+   * Stops the whole process as `sous down` would (the supervisor first, so it does not restart the
+   * daemon). Set by the daemon's entry point; absent in-process (tests), where `POST /lifecycle/stop`
+   * answers 501.
+   */
+  requestStop?: () => void;
 }
 
 /** Grace period for running jobs at shutdown before they are cancelled. */
@@ -220,6 +227,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         setupRoutes(a, context);
         configRoutes(a, context);
         clientRoutes(a, context);
+        lifecycleRoutes(a, context, supervision.requestStop);
         predictionRoutes(a, context);
         resolveRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.

@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   });
   let daemon: RunningDaemon;
   try {
-    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }), supervisor === undefined ? {} : { supervisorPid: supervisor });
+    // A stop asked for over HTTP ends the supervisor (which then stops the daemon and does not restart it).
+    const requestStop = (): void => {
+      if (supervisor !== undefined) process.kill(supervisor, 'SIGTERM');
+      else process.kill(process.pid, 'SIGTERM');
+    };
+    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }), supervisor === undefined ? { requestStop } : { supervisorPid: supervisor, requestStop });
   } catch (err) {
     process.stderr.write(`sous daemon: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);

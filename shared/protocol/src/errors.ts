@@ -25,6 +25,7 @@ export const API_ERROR_STATUS = {
   unknown_key: 400,
   forbidden_host: 403,
   forbidden_origin: 403,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

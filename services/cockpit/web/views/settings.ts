@@ -63,6 +63,15 @@ function daemon(s: Status): void {
       (err) => announce(message(err)),
     ),
   );
+  // Stop as `sous down` does (POST /lifecycle/stop); the daemon refuses it unless it listens on loopback.
+  const stop = el('button', { type: 'button', id: 'stop-daemon' }, 'Stop the daemon');
+  stop.addEventListener('click', () => {
+    if (!window.confirm('Stop the Sous daemon for this repository? Start it again with sous up.')) return;
+    postJson<{ start_again: string }>('/lifecycle/stop').then(
+      (answer) => announce(`Stopping. Start it again with ${answer.start_again}.`),
+      (err) => announce(message(err)),
+    );
+  });
   fill(
     'daemon',
     kv([
@@ -70,7 +79,7 @@ function daemon(s: Status): void {
       ['Workspace', root],
       ['Auto Focus', s.focus.reason],
     ]),
-    el('div', { class: 'actions' }, toggle),
+    el('div', { class: 'actions' }, toggle, stop),
     el('p', { class: 'muted' }, 'A web page cannot start a stopped daemon; from a terminal:'),
     commandRow('Start', `sous up --path ${root}`),
     commandRow('Stop', `sous down --path ${root}`),
