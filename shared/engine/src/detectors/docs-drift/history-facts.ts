@@ -165,12 +165,9 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       for (const commit of newestFirst([removals.removing(removalKey(group.kind, needle)), base === undefined ? [] : removals.removing(removalKey(group.kind, base))]).slice(0, PICKAXE_LIMIT)) {
         const files = (await commitDiff(commit.sha)).filter((f) => isOwnCode(f.oldPath ?? f.path) && isOwnCode(f.path) && (!program || !isSettingsFile(f.path)));
         const own = netRemovals(files, needle, group.kind);
-        const removedFrom = own.length > 0 || base === undefined ? own : netRemovals(files, base, group.kind);
-        if (own.length === 0 && removedFrom.length > 0) {
-          // The base went: the negation with it, and no certain replacement for the `no-` form.
-          if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-          return withCurrent(view, { commit: redacted(view, commit), file: (removedFrom[0] as FileDiff).oldPath ?? (removedFrom[0] as FileDiff).path }, removedFrom[0] as FileDiff);
-        }
+        // The base went: the negation with it (and no certain replacement for the `no-` form).
+        const viaBase = own.length === 0 && base !== undefined;
+        const removedFrom = viaBase ? netRemovals(files, base, group.kind) : own;
         const first = removedFrom[0];
         if (first === undefined) continue; // this commit added or moved it; an older one may have removed it
         // A commit that only stopped using the name did not remove it: an older one may have taken its
@@ -182,7 +179,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const replacement = singleReplacement(files, needle, group.kind);
+        const replacement = viaBase ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
         return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}) }, first);
       }
@@ -356,11 +353,8 @@ export function negatedBase(kind: MentionKind, needle: string): string | undefin
 
 /** Commit lists merged, newest first, each commit once. */
 function newestFirst(lists: ReadonlyArray<readonly CommitRef[]>): CommitRef[] {
-  const seen = new Set<string>();
-  return lists
-    .flat()
-    .filter((c) => !seen.has(c.sha) && seen.add(c.sha) !== undefined)
-    .sort((a, b) => b.time - a.time);
+  const bySha = new Map(lists.flat().map((c) => [c.sha, c]));
+  return [...bySha.values()].sort((a, b) => b.time - a.time);
 }
 
 /** The forms a mention may take in code: as written, camelCase (`dry-run` → `dryRun`), snake_case. */
