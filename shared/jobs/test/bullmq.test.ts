@@ -1,6 +1,6 @@
 /** What only the BullMQ backend promises: shared state across processes and clear connection errors. */
 import { createJobQueue, type JobQueue } from '@sous/jobs';
-import { redisUrl, stopServices, uniqueName } from '../../../test/support/services';
+import { redisUrl, uniqueName } from '../../../test/support/services';
 import { aborted, deleteQueueKeys, gate, jobInState, until } from './helpers';
 
 let url: string;
@@ -24,7 +24,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   for (const name of names) await deleteQueueKeys(url, name);
-  await stopServices();
 });
 
 test('another queue instance on the same name sees states and can cancel a running job', async () => {

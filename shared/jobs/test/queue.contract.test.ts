@@ -3,7 +3,7 @@
  */
 import Joi from 'joi';
 import { createJobQueue, JobError, type JobInfo, type JobQueue, type JobQueueOptions } from '@sous/jobs';
-import { redisUrl, stopServices, uniqueName } from '../../../test/support/services';
+import { redisUrl, uniqueName } from '../../../test/support/services';
 import { aborted, deleteQueueKeys, gate, jobInState, until, type Gate } from './helpers';
 
 interface Backend {
@@ -29,7 +29,6 @@ const backends: Backend[] = [
 
 afterAll(async () => {
   if (redis) for (const name of usedQueueNames) await deleteQueueKeys(redis, name);
-  await stopServices();
 });
 
 describe.each(backends)('job queue contract: $label', (backend) => {
