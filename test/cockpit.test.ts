@@ -362,3 +362,46 @@ describe('cockpit in Chromium', () => {
     expect(status.code).not.toBe(0);
   }, 60_000);
 });
+
+describe('cockpit in Chromium, daemon with tokens', () => {
+  const TOKEN = 'c3'.repeat(32);
+  let repo: string;
+  let port: number;
+  let daemon: import('node:child_process').ChildProcess | undefined;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    repo = makeRenameDriftRepo();
+    port = await freePort();
+    const env = embeddedEnv({ SOUS_AUTH_TOKENS: `team-a:${TOKEN}` });
+    await pinBundle(repo, env);
+    daemon = spawn(process.execPath, [path.join(__dirname, '..', 'services', 'daemon', 'dist', 'main.js'), '--path', repo, '--port', String(port)], { env, stdio: 'ignore' });
+    await until(async () => ((await rawRequest({ port, path: '/healthz' }).catch(() => undefined))?.status === 200 ? true : undefined), 90_000, 100);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (daemon && daemon.exitCode === null) {
+      const exited = new Promise((r) => daemon?.once('exit', r));
+      daemon.kill('SIGTERM');
+      await exited;
+    }
+    rmTempDir(repo);
+  }, 60_000);
+
+  test('the shell loads without a token, asks for one, and with it the overview and the live stream load', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector('#token-form:not([hidden])');
+    expect(await page.textContent('#token-note')).toContain('asks for a token');
+    await expect(page.textContent('#health')).resolves.toContain('token');
+    await page.fill('#token-input', TOKEN);
+    await page.click('#token-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('health')?.textContent?.includes('healthy'));
+    await page.waitForSelector('#engine dl');
+    expect(await page.isHidden('#token-form')).toBe(true);
+    await page.waitForFunction(() => document.getElementById('stream')?.textContent === 'live stream: connected');
+    await page.close();
+  });
+});

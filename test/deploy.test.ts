@@ -22,7 +22,7 @@ type AppService = (typeof APP_SERVICES)[number];
 
 /** What each app service must be: its Dockerfile's port, health path and entry point. */
 const EXPECTED: Record<AppService, { port: number; health: string; entry: string }> = {
-  daemon: { port: 8473, health: '/status', entry: 'services/daemon/dist/main.js' },
+  daemon: { port: 8473, health: '/healthz', entry: 'services/daemon/dist/main.js' },
   proxy: { port: 8471, health: '/healthz', entry: 'services/proxy/dist/main.js' },
   context: { port: 8472, health: '/healthz', entry: 'services/context/dist/main.js' },
 };
@@ -67,8 +67,11 @@ function toolEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 const PASSWORDS = { POSTGRES_PASSWORD: 'pg0123456789abcdef', REDIS_PASSWORD: 'redis0123456789abcdef' };
+/** The services bind 0.0.0.0 in their containers, so compose refuses to render without tokens. */
+const TOKENS = { SOUS_AUTH_TOKENS: `team-a:${'a1'.repeat(32)},team-b:${'b2'.repeat(32)}` };
+const REQUIRED = { ...PASSWORDS, ...TOKENS };
 
-function compose(args: string[], extraEnv: Record<string, string> = PASSWORDS) {
+function compose(args: string[], extraEnv: Record<string, string> = REQUIRED) {
   return runTool('docker-compose', ['--env-file', 'deploy/.env.example', '-f', 'docker-compose.yml', ...args], toolEnv(extraEnv));
 }
 
@@ -138,9 +141,19 @@ describe('docker-compose.yml', () => {
   });
 
   it('refuses to render without a database password instead of defaulting one', () => {
-    const res = compose(['config', '-q'], { REDIS_PASSWORD: PASSWORDS.REDIS_PASSWORD });
+    const res = compose(['config', '-q'], { REDIS_PASSWORD: PASSWORDS.REDIS_PASSWORD, ...TOKENS });
     expect(res.status).not.toBe(0);
     expect(res.stderr).toContain('set POSTGRES_PASSWORD');
+  });
+
+  it('refuses to render without tokens: the services listen on 0.0.0.0 inside their containers', () => {
+    const res = compose(['config', '-q'], PASSWORDS);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('set SOUS_AUTH_TOKENS');
+  });
+
+  it('passes the tokens to the three app services', () => {
+    for (const name of APP_SERVICES) expect(service(name).environment?.SOUS_AUTH_TOKENS).toBe(TOKENS.SOUS_AUTH_TOKENS);
   });
 
   it('has the six services, with the pinned major versions of the data stores and Caddy', () => {
@@ -156,6 +169,8 @@ describe('docker-compose.yml', () => {
     }
     const published = (service('caddy').ports ?? []).map((p) => /:(\d+)(\/\w+)?$/.exec(p)?.[1]);
     expect(new Set(published)).toEqual(new Set(['80', '443']));
+    // On loopback unless SOUS_LISTEN_ADDR names the server's private address.
+    expect((service('caddy').ports ?? []).every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
   });
 
   it.each(APP_SERVICES)('%s mounts the repository read-only at SOUS_PATH, keeps state on its own volume and binds 0.0.0.0 inside the container only', (name) => {

@@ -3,7 +3,7 @@
  * stream (`GET /events`) that feeds the activity log and refreshes the feed when cards change.
  * Every view renders daemon answers as text; nothing here decides anything (spec 1, rule 8).
  */
-import { getJson, message } from './api.js';
+import { eventStream, getJson, message, saveToken, whenTokenNeeded } from './api.js';
 import { byId } from './dom.js';
 import type { Status } from './types.js';
 import { logEvent } from './views/activity.js';
@@ -71,41 +71,58 @@ async function pollStatus(): Promise<void> {
   }
 }
 
-/** The live stream; EventSource reconnects by itself after the daemon restarts. */
+const STREAM_EVENTS = new Set(['cycle.started', 'cycle.finished', 'cycle.deferred', 'card.landed', 'card.stale', 'card.superseded', 'card.dismissed', 'card.feedback']);
+
+/** The live stream (read with fetch so it can carry the token); reconnects after the daemon restarts. */
 function stream(): void {
   const label = byId('stream');
-  const source = new EventSource('/events');
-  source.addEventListener('open', () => {
-    label.textContent = 'live stream: connected';
-    label.className = 'pill ok';
-  });
-  source.addEventListener('error', () => {
-    label.textContent = 'live stream: reconnecting…';
-    label.className = 'pill warn';
-  });
-  const on = (type: string, handler: (data: Record<string, unknown>) => void): void =>
-    source.addEventListener(type, (ev) => {
+  eventStream('/events', {
+    open() {
+      label.textContent = 'live stream: connected';
+      label.className = 'pill ok';
+    },
+    error() {
+      label.textContent = 'live stream: reconnecting…';
+      label.className = 'pill warn';
+    },
+    event(type, raw) {
+      if (!STREAM_EVENTS.has(type)) return;
       let data: Record<string, unknown>;
       try {
-        data = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
+        data = JSON.parse(raw) as Record<string, unknown>;
       } catch {
         return;
       }
-      handler(data);
-    });
-  on('hello', () => undefined);
-  for (const type of ['cycle.started', 'cycle.finished', 'cycle.deferred', 'card.landed', 'card.stale', 'card.superseded', 'card.dismissed', 'card.feedback']) {
-    on(type, (data) => {
       logEvent(type, data);
       if (type.startsWith('card.') && type !== 'card.feedback') void loadWork();
       if (type === 'cycle.finished') {
         void pollStatus().then(() => (current() === 'priorities' ? loadPriorities(status) : undefined));
       }
-    });
-  }
+    },
+  });
+}
+
+/** The token form: shown on a 401; the token is kept in this browser and the page starts again with it. */
+function wireToken(): void {
+  const form = byId('token-form') as HTMLFormElement;
+  const input = byId('token-input') as HTMLInputElement;
+  whenTokenNeeded((refused) => {
+    if (!form.hidden) return;
+    byId('token-note').textContent = refused ? 'The saved token was refused; paste a current one.' : 'This daemon asks for a token; paste the one you were given.';
+    form.hidden = false;
+    input.focus();
+  });
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const token = input.value.trim();
+    if (token === '') return;
+    saveToken(token);
+    location.reload();
+  });
 }
 
 function start(): void {
+  wireToken();
   wirePrepare();
   whenFocusChanges(() => void pollStatus());
   window.addEventListener('hashchange', () => show(current(), true));

@@ -2,7 +2,7 @@ import type * as http from 'node:http';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ensureConfigFile, loadConfig, watchConfig, type ConfigWatcher, type SousConfig, type SousPaths } from '@sous/config';
-import { configHostPolicy, createApp, fromForeignPage, listen, listRoutes, boundPort, closeServer, isLoopbackHost, type RouteInfo } from '@sous/http';
+import { configHostPolicy, createApp, describeAccess, fromForeignPage, listen, listRoutes, boundPort, closeServer, isLoopbackHost, resolveAccess, type RouteInfo } from '@sous/http';
 import { createJobQueue, type JobQueue } from '@sous/jobs';
 import { createLogger, type Logger } from '@sous/logging';
 import { compileRedactPatterns, SOUS_VERSION } from '@sous/protocol';
@@ -14,7 +14,7 @@ import { registerMaintenanceJobs } from './maintenance-jobs';
 import { mirrorJobs, settleLeftovers } from './job-records';
 import { statusRoutes } from './routes/status';
 import { jobRoutes } from './routes/jobs';
-import { cockpitRoutes } from './routes/cockpit';
+import { cockpitRoutes, isCockpitShellPath } from './routes/cockpit';
 import { indexRoutes } from './routes/context';
 import { startDaemonIndex, type DaemonIndex } from './repository-index';
 import { startPreparation, type Preparation } from './preparation';
@@ -103,6 +103,10 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     level: options.logLevel,
     redactPatterns: () => redact,
   });
+  // Tokens and rate limit (docs/deployment.md): refused here, before anything opens, when malformed
+  // or missing on a non-loopback address.
+  const access = resolveAccess(process.env, { host: options.host, surface: 'daemon' });
+  for (const warning of access.warnings) logger.warn(warning);
 
   const cleanup: Array<() => Promise<void>> = [];
   try {
@@ -201,6 +205,9 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     const app = createApp({
       logger,
       ...policy,
+      access,
+      // A browser cannot send a token when it navigates: the cockpit's static shell (no data) is open.
+      openPaths: isCockpitShellPath,
       routes: (a) => {
         // Sous's own integrations at work for this workspace (an MCP request, or any client naming
         // itself with X-Sous-Client) are an Auto Focus signal. Noted once the request was accepted:
@@ -231,10 +238,13 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         predictionRoutes(a, context);
         resolveRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
-        // The client is made per request: `port` is the bound port once the server listens.
-        mcp = mcpHttpRoutes(a, () =>
-          createSousMcpServer({ daemon: async () => new DaemonClient(daemonBaseUrl(loopbackFor(options.host), port), 10_000, { 'x-sous-client': 'mcp' }), workspace: paths.root, toolNames: config.mcp.tool_names, version: SOUS_VERSION }),
-        );
+        // The client is made per request: `port` is the bound port once the server listens. The
+        // tools' calls carry the caller's own token: they count as that client's, not anyone else's.
+        mcp = mcpHttpRoutes(a, (req) => {
+          const authorization = req.get('authorization');
+          const headers: Record<string, string> = { 'x-sous-client': 'mcp', ...(authorization !== undefined ? { authorization } : {}) };
+          return createSousMcpServer({ daemon: async () => new DaemonClient(daemonBaseUrl(loopbackFor(options.host), port), 10_000, headers), workspace: paths.root, toolNames: config.mcp.tool_names, version: SOUS_VERSION });
+        });
       },
     });
     const server: http.Server = await listen(app, options.host, options.port);
@@ -267,7 +277,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     await queue.enqueue('maintenance.probe_backend', {});
 
     writeRunState(paths, 'daemon', { pid: process.pid, host: options.host, port, started_at: context.startedAt.toISOString(), version: SOUS_VERSION, workspace: paths.root, supervisor_pid: supervision.supervisorPid ?? null });
-    logger.info({ host: options.host, port, store: store.kind, queue: queue.kind, workspace: paths.root }, 'daemon started');
+    logger.info({ host: options.host, port, store: store.kind, queue: queue.kind, workspace: paths.root, ...describeAccess(access) }, 'daemon started');
 
     let closing: Promise<void> | undefined;
     return {

@@ -58,7 +58,7 @@ export class GatewayError extends Error {
 export function toOpenAiError(err: unknown): { status: number; body: OpenAiErrorBody } {
   if (err instanceof GatewayError) return { status: err.status, body: err.toBody() };
   if (err instanceof ApiError) {
-    const type = err.status >= 500 ? 'api_error' : 'invalid_request_error';
+    const type = err.status >= 500 ? 'api_error' : err.status === 401 ? 'authentication_error' : err.status === 429 ? 'rate_limit_error' : 'invalid_request_error';
     return { status: err.status, body: { error: { message: err.message, type, code: err.code, param: err.where ?? null, ...(err.where !== undefined ? { where: err.where } : {}) } } };
   }
   return { status: 500, body: { error: { message: 'internal error in the Sous proxy; see its log (sous logs)', type: 'api_error', code: 'internal', param: null } } };

@@ -116,6 +116,8 @@ export interface DaemonPreparedContextOptions {
   paths: SousPaths;
   /** A fixed daemon URL instead (SOUS_DAEMON_URL; the container topology), else the run state. */
   daemonUrl?: string;
+  /** Headers every call to the daemon carries (this process's token, @sous/http serviceHeaders). */
+  headers?: Record<string, string>;
   logger: Logger;
   refreshMs?: number;
   now?: () => number;
@@ -216,7 +218,8 @@ export class DaemonPreparedContext implements PreparedContextSource {
     }
   }
 
-  private client(headers: Record<string, string> = {}): DaemonClient | undefined {
+  private client(extra: Record<string, string> = {}): DaemonClient | undefined {
+    const headers = { ...this.options.headers, ...extra };
     if (this.options.daemonUrl !== undefined) return new DaemonClient(this.options.daemonUrl, 10_000, headers);
     const run = readRunState(this.options.paths, 'daemon');
     if (run === undefined || !pidAlive(run.pid)) return undefined;

@@ -1,7 +1,7 @@
 /**
  * The proxy's routes (spec 4.4; docs/proxy.md): `POST /v1/chat/completions` with prepared context
  * injected, `GET /v1/models` passed through, `GET /v1/traces` (what was injected, per client).
- * The request path does: key check → validate → choose the upstream → look the prompt up in the
+ * Tokens and the rate limit are checked before any route (@sous/http gate.ts). The request path does: validate → choose the upstream → look the prompt up in the
  * prepared context (in memory) → add the briefing → forward. A miss queues preparation and goes on.
  */
 import * as fs from 'node:fs';
@@ -11,6 +11,7 @@ import type { Express, Request, Response } from 'express';
 import Joi from 'joi';
 import { sousPaths, type SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
+import { OPEN_ACCESS, PROXY_API_KEY_ENV, serviceHeaders, type AccessPolicy } from '@sous/http';
 import { getBundle, type ContextInjection } from '@sous/setup';
 import { bodyWithBriefing, chatBodyOf, joiError } from './chat-body';
 import { GatewayError, sendOpenAiError } from './errors';
@@ -21,8 +22,8 @@ import { DaemonPreparedContext, type PreparedContextSource } from './prepared-co
 import { chooseUpstream, upstreamTarget } from './routing';
 import { ANONYMOUS_CLIENT, TraceBook, type TraceRecord } from './traces';
 
-/** Environment variable holding the key clients must send, when the deployment wants one. */
-export const PROXY_API_KEY_ENV = 'SOUS_PROXY_API_KEY';
+/** The single-key legacy form of the proxy's tokens (@sous/http access.ts accepts it as one more token). */
+export { PROXY_API_KEY_ENV };
 /** Environment variable with the daemon's URL when it is not found through the workspace's run state (containers). */
 export const DAEMON_URL_ENV = 'SOUS_DAEMON_URL';
 /** Request body limit of the proxy: chat requests carry whole conversations and images as data URLs. */
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   stateDir?: string;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
+  /** The surface's tokens (default none): with tokens the client's Authorization is Sous's, never forwarded upstream. */
+  access?: AccessPolicy;
   /** Prepared context of a repository; default: read from that repository's daemon. */
   preparedContext?: (root: string, stateDir?: string) => PreparedContextSource;
 }
@@ -65,11 +68,16 @@ export function injectionPolicy(config: SousConfig): ContextInjection {
 export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHandle {
   const env = options.env ?? process.env;
   const config = options.config;
+  const access = options.access ?? OPEN_ACCESS;
+  // A client's Authorization goes upstream only where Sous asks for none itself (its own key for a
+  // hosted model); where Sous checks tokens, or SOUS_AUTH=off says a proxy in front does, it is
+  // not the upstream's. backend.api_key_env, when set, replaces it in every case.
+  const forwardClientAuthorization = access.tokens === undefined && !access.authOff;
   const makeContext =
     options.preparedContext ??
     ((root: string, stateDir?: string) => {
       const daemonUrl = root === options.root ? env[DAEMON_URL_ENV] || undefined : undefined;
-      return new DaemonPreparedContext({ paths: sousPaths(root, stateDir ? { stateDir } : {}), logger: options.logger, ...(daemonUrl !== undefined ? { daemonUrl } : {}) });
+      return new DaemonPreparedContext({ paths: sousPaths(root, stateDir ? { stateDir } : {}), logger: options.logger, headers: serviceHeaders(access), ...(daemonUrl !== undefined ? { daemonUrl } : {}) });
     });
   // Made at the first request that may inject: a passthrough proxy never reads the daemon.
   let home: PreparedContextSource | undefined;
@@ -77,17 +85,10 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   const others = new Map<string, PreparedContextSource>();
   const forwarder = new Forwarder();
   const traces = new TraceBook();
-  const proxyKey = env[PROXY_API_KEY_ENV] || undefined;
   const timeoutMs = config.gateway.upstream_timeout_seconds * 1000;
   // The config is read once at start: so are the passthrough switch and the bundle's policy.
   const passthrough = config.gateway.passthrough.enabled;
   const policy = injectionPolicy(config);
-
-  const authorize = (req: http.IncomingMessage) => {
-    if (proxyKey === undefined) return;
-    const sent = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
-    if (sent !== proxyKey) throw new GatewayError('unauthorized', `this proxy requires its API key (Authorization: Bearer <key>, the value of ${PROXY_API_KEY_ENV} where it runs)`, 'header.authorization');
-  };
 
   const clientOf = (req: http.IncomingMessage): string => {
     const sent = header(req, 'x-sous-client');
@@ -125,7 +126,6 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
     let traced: { client: string; trace: TraceRecord } | undefined;
     const arrivedAt = Date.now();
     try {
-      authorize(req);
       const body = chatBodyOf(parsed);
       const client = clientOf(req);
       const upstream = chooseUpstream(config, body.model, header(req, 'x-sous-backend'), env);
@@ -163,7 +163,7 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
         target: upstreamTarget(upstream.baseUrl, '/chat/completions'),
         method: 'POST',
         clientHeaders: req.headers,
-        forwardClientAuthorization: proxyKey === undefined,
+        forwardClientAuthorization,
         body: payload,
         timeoutMs,
         answerHeaders: () => ({ 'x-sous-overhead-ms': beforeForward.toFixed(3), 'x-sous-context': trace.context }),
@@ -187,7 +187,6 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
   app.get('/v1/models', async (req: Request, res: Response) => {
     const started = performance.now();
     try {
-      authorize(req);
       const upstream = chooseUpstream(config, undefined, header(req, 'x-sous-backend'), env);
       const own = performance.now() - started;
       await forwarder.forward(res, {
@@ -195,7 +194,7 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
         target: upstreamTarget(upstream.baseUrl, '/models'),
         method: 'GET',
         clientHeaders: req.headers,
-        forwardClientAuthorization: proxyKey === undefined,
+        forwardClientAuthorization,
         timeoutMs,
         answerHeaders: () => ({ 'x-sous-overhead-ms': own.toFixed(3) }),
       });
@@ -206,7 +205,6 @@ export function gatewayRoutes(app: Express, options: GatewayOptions): GatewayHan
 
   app.get('/v1/traces', (req: Request, res: Response) => {
     try {
-      authorize(req);
       const { error, value } = tracesQuery.validate(req.query, { abortEarly: true });
       if (error) throw joiError(error, 'query');
       const q = value as { client?: string; limit: number };

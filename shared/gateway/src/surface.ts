@@ -1,4 +1,6 @@
 import { startSurface, type RunningSurface } from '@sous/http';
+import { ApiError } from '@sous/protocol';
+import { sendOpenAiError } from './errors';
 import { processPaths, type ProcessOptions } from '@sous/runtime';
 import { gatewayRoutes, PROXY_BODY_LIMIT_BYTES, type GatewayHandle, type GatewayOptions } from './routes';
 
@@ -12,11 +14,12 @@ export async function startProxySurface(options: ProcessOptions, extra: Pick<Gat
   const surface = await startSurface(
     'proxy',
     options,
-    (app, config, logger) => {
-      gateway = gatewayRoutes(app, { config, root: paths.root, ...(options.stateDir ? { stateDir: paths.dir } : {}), logger, ...extra });
+    (app, config, logger, access) => {
+      gateway = gatewayRoutes(app, { config, root: paths.root, ...(options.stateDir ? { stateDir: paths.dir } : {}), logger, access, ...extra });
     },
     () => ({ status: 'ok', ...(gateway?.health() ?? {}) }),
-    { bodyLimitBytes: PROXY_BODY_LIMIT_BYTES },
+    // OpenAI clients read 401 and 429 in OpenAI's error shape.
+    { bodyLimitBytes: PROXY_BODY_LIMIT_BYTES, sendError: (res, err: ApiError) => sendOpenAiError(res, err), ...(extra.env !== undefined ? { env: extra.env } : {}) },
   );
   return {
     ...surface,

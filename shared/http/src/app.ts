@@ -2,7 +2,9 @@ import express, { type Express, type Request, type Response, type NextFunction }
 import { ApiError } from '@sous/protocol';
 import type { Logger } from '@sous/logging';
 import { errorHandler, notFoundHandler, refuseUnsafeJson } from './errors';
+import type { AccessPolicy } from './access';
 import { enableFastLanes } from './fast-lane';
+import { clientName, createGate, type ErrorWriter } from './gate';
 import { hostGuard, originGuard, type HostPolicy } from './guards';
 
 /** Default request body limit for every Sous HTTP surface (bytes). */
@@ -14,6 +16,12 @@ export interface AppOptions extends HostPolicy {
   bodyLimitBytes?: number;
   /** Registers the surface's routes between the guards and the error handlers. */
   routes: (app: Express) => void;
+  /** Tokens and rate limit (access.ts resolveAccess); default: none (every request passes). */
+  access?: AccessPolicy;
+  /** Paths a GET may fetch without a token besides `/healthz` (the cockpit's static shell). */
+  openPaths?: (path: string) => boolean;
+  /** How the gate writes its 401 and 429 answers; default the one JSON error shape. */
+  sendError?: ErrorWriter;
 }
 
 /**
@@ -26,7 +34,10 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  enableFastLanes(app, options);
+  // Behind a trusted reverse proxy req.ip is the client's address from X-Forwarded-For.
+  if (options.access?.trustProxy !== undefined) app.set('trust proxy', options.access.trustProxy);
+  const gate = options.access === undefined ? undefined : createGate({ access: options.access, logger: options.logger, ...(options.openPaths ? { open: options.openPaths } : {}), ...(options.sendError ? { sendError: options.sendError } : {}) });
+  enableFastLanes(app, options, gate);
   app.use(hostGuard(options));
   app.use(originGuard(options));
   app.use(requireJsonContentType);
@@ -79,13 +90,14 @@ function refuseUnsafeInput(req: Request, _res: Response, next: NextFunction): vo
   next();
 }
 
-/** Logs method, path, status and duration only: never bodies, queries or headers. */
+/** Logs method, path, status, duration and the token's name only: never bodies, queries, headers or tokens. */
 function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'http');
+      const client = clientName(req);
+      logger.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, ...(client !== undefined ? { client } : {}) }, 'http');
     });
     next();
   };

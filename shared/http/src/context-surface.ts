@@ -12,12 +12,13 @@ import type { SousConfig } from '@sous/config';
 import { IndexReplica, scopePolicyFromConfig, storeIndexFeed, type IndexFeed, type StoredChanges } from '@sous/retrieval';
 import { DaemonClient, DaemonUnreachableError, daemonBaseUrl, pidAlive, processPaths, readRunState, type ProcessOptions } from '@sous/runtime';
 import { openStore, type Store } from '@sous/store';
+import { resolveAccess, serviceHeaders } from './access';
 import { contextRoutes, type ContextSource } from './context-routes';
 import { contextWorkerCount, startContextWorkers } from './context-workers';
 import { startSurface, type RunningSurface, type SurfaceHealth } from './surface';
 
-/** The feed over the daemon's HTTP interface (embedded topology). */
-function daemonFeed(options: ProcessOptions): IndexFeed {
+/** The feed over the daemon's HTTP interface (embedded topology); `headers` carry this process's token. */
+function daemonFeed(options: ProcessOptions, headers: Record<string, string>): IndexFeed {
   const paths = processPaths(options);
   return {
     async changesSince(generation, knownHead) {
@@ -25,7 +26,7 @@ function daemonFeed(options: ProcessOptions): IndexFeed {
       if (daemon === undefined || !pidAlive(daemon.pid)) throw new Error(`no daemon is running for ${paths.root}; start it with: sous up --path ${paths.root}`);
       // `head=` (empty) says the reader knows there is no HEAD; leaving it out asks for the signals.
       const head = knownHead === undefined ? '' : `&head=${encodeURIComponent(knownHead ?? '')}`;
-      const client = new DaemonClient(daemonBaseUrl(daemon.host, daemon.port), 30_000);
+      const client = new DaemonClient(daemonBaseUrl(daemon.host, daemon.port), 30_000, headers);
       const path = `/v1/index/changes?since=${generation}${head}`;
       try {
         return await client.get<StoredChanges>(path);
@@ -88,6 +89,8 @@ export function replicaHealth(replica: IndexReplica): SurfaceHealth {
  * (docs/http-api.md).
  */
 export async function startContextSurface(name: string, options: ProcessOptions, { workers = contextWorkerCount(process.env) }: { workers?: number } = {}): Promise<RunningSurface> {
+  // Checked before any worker starts: a missing or malformed token list is one line from this process.
+  resolveAccess(process.env, { host: options.host, surface: 'context' });
   return workers > 1 ? startContextWorkers(name, options, workers) : startContextServer(name, options);
 }
 
@@ -96,7 +99,8 @@ export async function startContextServer(name: string, options: ProcessOptions):
   const paths = processPaths(options);
   const store = options.databaseUrl ? await openStore({ databaseUrl: options.databaseUrl, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }) : undefined;
   try {
-    const replica = new IndexReplica(store === undefined ? daemonFeed(options) : storeFeed(store, paths.root), paths.root);
+    const headers = serviceHeaders(resolveAccess(process.env, { host: options.host, surface: 'context' }));
+    const replica = new IndexReplica(store === undefined ? daemonFeed(options, headers) : storeFeed(store, paths.root), paths.root);
     await replica.start();
     // Each context request is Sous's own integration at work for the workspace: an Auto Focus signal.
     const integration = new IntegrationReporter(new FocusRegistry(sousHome()), paths.root, name);

@@ -6,16 +6,17 @@
  */
 import type * as http from 'node:http';
 import type { Express } from 'express';
-import { guardsPass, type HostPolicy } from './guards';
+import type { Gate } from './gate';
+import { guardsPass, hostAllowed, type HostPolicy } from './guards';
 
 /** Answers `req` and returns true, or returns false without reading or writing anything. */
 export type FastLane = (req: http.IncomingMessage, res: http.ServerResponse, app: Express) => boolean;
 
-const lanesOf = new WeakMap<Express, { policy: HostPolicy; lanes: FastLane[] }>();
+const lanesOf = new WeakMap<Express, { policy: HostPolicy; gate: Gate | undefined; lanes: FastLane[] }>();
 
-/** Called by createApp: lanes added to `app` later are guarded by `policy`. */
-export function enableFastLanes(app: Express, policy: HostPolicy): void {
-  lanesOf.set(app, { policy, lanes: [] });
+/** Called by createApp: lanes added to `app` later are guarded by `policy`; `gate` (gate.ts) runs before lanes and app alike. */
+export function enableFastLanes(app: Express, policy: HostPolicy, gate?: Gate): void {
+  lanesOf.set(app, { policy, gate, lanes: [] });
 }
 
 /** Adds a lane in front of `app` (an app not made by createApp keeps no lanes). */
@@ -23,13 +24,20 @@ export function addFastLane(app: Express, lane: FastLane): void {
   lanesOf.get(app)?.lanes.push(lane);
 }
 
-/** The server's request listener: the app's lanes first, then the app. */
+/**
+ * The server's request listener: the gate (token, rate limit), then the app's lanes, then the app.
+ * A request whose Host is refused skips the gate: the app's Host guard answers it 403 first.
+ */
 export function requestListener(app: Express): http.RequestListener {
   return (req, res) => {
     const entry = lanesOf.get(app);
-    if (entry !== undefined && entry.lanes.length > 0 && guardsPass(req.headers, req.method ?? 'GET', entry.policy)) {
-      for (const lane of entry.lanes) if (lane(req, res, app)) return;
-    }
-    void app(req, res);
+    const serve = (): void => {
+      if (entry !== undefined && entry.lanes.length > 0 && guardsPass(req.headers, req.method ?? 'GET', entry.policy)) {
+        for (const lane of entry.lanes) if (lane(req, res, app)) return;
+      }
+      void app(req, res);
+    };
+    if (entry?.gate === undefined || !req.headers.host || !hostAllowed(req.headers.host, entry.policy)) serve();
+    else entry.gate(req, res, serve);
   };
 }

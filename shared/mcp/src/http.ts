@@ -16,12 +16,15 @@ export const MCP_HTTP_PATH = '/mcp';
 export const MCP_SSE_PATH = '/sse';
 export const MCP_MESSAGES_PATH = '/messages';
 
-/** Adds the MCP endpoints to an express app; `makeServer` builds a server (cheap: the tools are data). */
-export function mcpHttpRoutes(app: Express, makeServer: () => Server): { close(): Promise<void> } {
+/**
+ * Adds the MCP endpoints to an express app; `makeServer` builds a server (cheap: the tools are data)
+ * for the request that opens it (a POST to /mcp, or the GET that opens an SSE stream).
+ */
+export function mcpHttpRoutes(app: Express, makeServer: (req: Request) => Server): { close(): Promise<void> } {
   const sessions = new Map<string, { transport: SSEServerTransport; server: Server }>();
 
   app.post(MCP_HTTP_PATH, async (req: Request, res: Response) => {
-    const server = makeServer();
+    const server = makeServer(req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -45,7 +48,7 @@ export function mcpHttpRoutes(app: Express, makeServer: () => Server): { close()
       return;
     }
     const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res);
-    const server = makeServer();
+    const server = makeServer(req);
     sessions.set(transport.sessionId, { transport, server });
     res.on('close', () => {
       sessions.delete(transport.sessionId);

@@ -16,17 +16,27 @@ export class DaemonUnreachableError extends Error {
   }
 }
 
+/** The token a client sends to a daemon that asks for one (docs/deployment.md). */
+export const CLIENT_TOKEN_ENV = 'SOUS_TOKEN';
+
 /**
  * A small JSON client for the daemon's loopback HTTP interface, used by the CLI and the supervisor.
- * Requests carry no Origin, so the daemon's cross-site guard lets them through.
+ * Requests carry no Origin, so the daemon's cross-site guard lets them through. Where the daemon
+ * asks for a token, `Authorization: Bearer $SOUS_TOKEN` goes with every request unless `headers`
+ * carry an Authorization of their own.
  */
 export class DaemonClient {
+  private readonly headers: Record<string, string>;
   /** `headers` go with every request (e.g. `X-Sous-Client: mcp`, which also tells Auto Focus an agent is at work). */
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs = 5000,
-    private readonly headers: Record<string, string> = {},
-  ) {}
+    headers: Record<string, string> = {},
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    const token = env[CLIENT_TOKEN_ENV]?.trim();
+    this.headers = token && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization') ? { authorization: `Bearer ${token}`, ...headers } : { ...headers };
+  }
 
   get<T>(path: string): Promise<T> {
     return this.request<T>('GET', path);

@@ -72,14 +72,22 @@ export function registerMcpCommand(program: Command): void {
           return;
         }
 
-        const { createApp, isLoopbackHost, listen, PortInUseError } = await import('@sous/http');
+        const { createApp, isLoopbackHost, listen, PortInUseError, resolveAccess } = await import('@sous/http');
         const { createLogger } = await import('@sous/logging');
         const port = opts.port === undefined ? settings.http_port : Number(opts.port);
         if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be an integer between 1 and 65535 (found ${opts.port})`, 2);
         if (!isLoopbackHost(host) && !opts.allowRemote) {
           throw new CliError(`${host} is not a loopback address; MCP binds 127.0.0.1 unless you pass --allow-remote (and put TLS in front of it)`, 2);
         }
+        // Tokens and rate limit as on every Sous surface (docs/deployment.md): required off loopback.
+        let access;
+        try {
+          access = resolveAccess(process.env, { host, surface: 'mcp' });
+        } catch (err) {
+          throw new CliError(err instanceof Error ? err.message : String(err), 2);
+        }
         const logger = createLogger({ name: 'mcp', file: `${paths.logs}/mcp.log` });
+        for (const warning of access.warnings) logger.warn(warning);
         let bound = port;
         let routes: { close(): Promise<void> } | undefined;
         const app = createApp({
@@ -87,6 +95,7 @@ export function registerMcpCommand(program: Command): void {
           port: () => bound,
           allowedHosts: () => [],
           allowedOrigins: () => [],
+          access,
           routes: (a) => {
             routes = mcpHttpRoutes(a, make);
           },

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { CLIENT_TOKEN_ENV } from '@sous/runtime';
 import { CliError } from '../cli-error';
 import { requireClient } from '../daemon-control';
 import { printLine } from '../output';
@@ -36,7 +37,15 @@ export function registerWatchCommand(program: Command): void {
         if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--cockpit-url ${opts.cockpitUrl ?? base} is not an http(s) URL; pass e.g. http://127.0.0.1:8473`, 2);
         const colour = !opts.json && wantsColour(process.stdout);
         await new Promise<void>((resolve, reject) => {
-          const req = (url.protocol === 'https:' ? https : http).get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+          // A daemon that asks for a token (docs/deployment.md) gets SOUS_TOKEN.
+          const token = process.env[CLIENT_TOKEN_ENV]?.trim();
+          const headers: Record<string, string> = { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+          const req = (url.protocol === 'https:' ? https : http).get(url, { headers }, (res) => {
+            if (res.statusCode === 401) {
+              reject(new CliError(`${url.toString()} asks for a token: set ${CLIENT_TOKEN_ENV} to one of the daemon's tokens${token ? ' (the one set was refused)' : ''}`));
+              res.resume();
+              return;
+            }
             if (res.statusCode !== 200) {
               reject(new CliError(`${url.toString()} answered ${res.statusCode}; is it a Sous daemon?`));
               res.resume();

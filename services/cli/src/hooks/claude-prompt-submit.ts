@@ -69,12 +69,18 @@ function sortableId(): string {
   return Date.now().toString(16).padStart(12, '0') + randomBytes(10).toString('hex');
 }
 
+/** `Authorization: Bearer $SOUS_TOKEN` for a daemon that asks for a token. */
+function tokenHeader(): Record<string, string> {
+  const token = process.env.SOUS_TOKEN?.trim();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 function post(base: URL, body: string): Promise<void> {
   return new Promise((resolve) => {
     const timeout = Math.max(50, Math.min(POST_TIMEOUT_MS, DEADLINE_MS - (Date.now() - started) - 50));
     const req = http.request(
       new URL('/signals/composer', base),
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-sous-client': 'claude-code' }, timeout },
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-sous-client': 'claude-code', ...tokenHeader() }, timeout },
       (res) => {
         res.resume();
         res.on('end', () => resolve());

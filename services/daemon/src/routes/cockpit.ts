@@ -45,3 +45,8 @@ export function cockpitRoutes(app: Express): void {
     send(res, asset);
   });
 }
+
+/** The shell's paths (what `cockpitRoutes` serves): fetched without a token where the daemon asks for one. */
+export function isCockpitShellPath(path: string): boolean {
+  return path === '/' || path === '/manifest.webmanifest' || path === '/sw.js' || (path.startsWith('/cockpit/') && !path.includes('..'));
+}

@@ -3,8 +3,12 @@ import type { DegradedReason } from '@sous/http';
 import { SOUS_VERSION } from '@sous/protocol';
 import type { DaemonContext } from '../daemon';
 
-/** `GET /status` — the runtime health snapshot (spec 4.2); documented in docs/http-api.md. */
+/** `GET /healthz` (liveness) and `GET /status` — the runtime health snapshot (spec 4.2); documented in docs/http-api.md. */
 export function statusRoutes(app: Express, ctx: DaemonContext): void {
+  // Liveness for container health checks: answered without a token, so it says nothing more.
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
   // When this process first saw the queue failing (the store and the index keep their own time).
   let queueFailingSince: string | null = null;
   app.get('/status', async (_req, res) => {
