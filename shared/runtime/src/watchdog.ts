@@ -101,6 +101,7 @@ export function superviseChild(options: WatchdogOptions): Watchdog {
     events.started?.(proc, restarts);
     let lastAnswer = Date.now();
     let answered = false;
+    let killed = false; // probes in flight may fail again before the kill shows as an exit
     const probe = setInterval(() => {
       const url = typeof options.healthUrl === 'function' ? options.healthUrl() : options.healthUrl;
       if (url === undefined || stopping) return;
@@ -114,7 +115,8 @@ export function superviseChild(options: WatchdogOptions): Watchdog {
         },
         () => {
           const limit = answered ? hungMs : startGraceMs;
-          if (Date.now() - lastAnswer < limit || stopping || proc.exitCode !== null || proc.signalCode !== null) return;
+          if (Date.now() - lastAnswer < limit || stopping || killed || proc.exitCode !== null || proc.signalCode !== null) return;
+          killed = true;
           events.hung?.(proc, { seconds: Math.round(limit / 1000), answered });
           proc.kill('SIGKILL');
         },
