@@ -13,16 +13,15 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '@sous/config';
+import { ROOT, compose as composeTool, renderCompose, runTool, type ComposeConfig, type ComposeService } from './support/compose';
 import { makeTempDir, rmTempDir } from './support/tmp';
 
-const ROOT = path.resolve(__dirname, '..');
-const INSTALL_HINT = 'apt-get install -y docker-compose caddy';
 const APP_SERVICES = ['daemon', 'proxy', 'context'] as const;
 type AppService = (typeof APP_SERVICES)[number];
 
-/** What each app service must be: its Dockerfile's port, health path and entry point. */
+/** What each HTTP role must be: its port, health path and the process its role runs. */
 const EXPECTED: Record<AppService, { port: number; health: string; entry: string }> = {
-  daemon: { port: 8473, health: '/healthz', entry: 'services/daemon/dist/main.js' },
+  daemon: { port: 8473, health: '/healthz', entry: 'services/daemon/dist/supervisor.js' },
   proxy: { port: 8471, health: '/healthz', entry: 'services/proxy/dist/main.js' },
   context: { port: 8472, health: '/healthz', entry: 'services/context/dist/main.js' },
 };
@@ -36,20 +35,6 @@ beforeAll(() => {
 afterAll(() => {
   rmTempDir(scratch);
 });
-
-/**
- * Runs a validator binary. A missing binary fails the test with the install command: CI must not
- * turn green because the tool that checks these files was absent.
- */
-function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv, input?: string): { status: number; stdout: string; stderr: string } {
-  const res = spawnSync(cmd, args, { cwd: ROOT, env, input, encoding: 'utf8', timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
-  if (res.error) {
-    const code = (res.error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`${cmd} is not installed; it validates the deployment files offline. Run: ${INSTALL_HINT}`);
-    throw new Error(`${cmd} ${args.join(' ')} failed to run: ${res.error.message}`);
-  }
-  return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
-}
 
 /** KEY=VALUE lines of deploy/.env.example (comments and blank lines skipped). */
 function envExample(): Record<string, string> {
@@ -66,56 +51,19 @@ function toolEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, XDG_DATA_HOME: path.join(scratch, 'data'), XDG_CONFIG_HOME: path.join(scratch, 'config'), ...extra };
 }
 
-const PASSWORDS = { POSTGRES_PASSWORD: 'pg0123456789abcdef', REDIS_PASSWORD: 'redis0123456789abcdef' };
-/** The services bind 0.0.0.0 in their containers, so compose refuses to render without tokens. */
-const TOKENS = { SOUS_AUTH_TOKENS: `team-a:${'a1'.repeat(32)},team-b:${'b2'.repeat(32)}` };
-const REQUIRED = { ...PASSWORDS, ...TOKENS };
+const PASSWORDS = {
+  POSTGRES_PASSWORD: 'pg0123456789abcdef',
+  REDIS_PASSWORD: 'redis0123456789abcdef',
+  SOUS_AUTH_TOKENS: `team:${'ab'.repeat(32)}`,
+};
 
-function compose(args: string[], extraEnv: Record<string, string> = REQUIRED) {
-  return runTool('docker-compose', ['--env-file', 'deploy/.env.example', '-f', 'docker-compose.yml', ...args], toolEnv(extraEnv));
-}
-
-interface ComposeService {
-  image?: string;
-  build?: { context?: string; dockerfile?: string };
-  environment?: Record<string, string | null>;
-  ports?: string[];
-  expose?: string[];
-  volumes?: string[];
-  networks?: Record<string, unknown>;
-  depends_on?: Record<string, { condition?: string }>;
-  healthcheck?: { test?: string[] | string };
-  read_only?: boolean;
-  cap_drop?: string[];
-}
-interface ComposeConfig {
-  services: Record<string, ComposeService>;
-  networks?: Record<string, { internal?: boolean } | null>;
-}
-
-/** The interpreter docker-compose v1 runs on (its shebang), which is sure to have PyYAML. */
-function composePython(): string {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const script = path.join(dir, 'docker-compose');
-    if (!fs.existsSync(script)) continue;
-    const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(fs.readFileSync(script, 'utf8').slice(0, 200));
-    if (shebang?.[1]) return shebang[1].endsWith('/env') && shebang[2] ? shebang[2] : shebang[1];
-  }
-  return 'python3';
+function compose(args: string[], extraEnv: Record<string, string> = PASSWORDS) {
+  return composeTool(args, toolEnv(extraEnv));
 }
 
 let renderedConfig: ComposeConfig | undefined;
-/**
- * `docker-compose config` (normalized YAML: anchors merged, variables interpolated) as an object.
- * v1 has no JSON output; PyYAML comes with docker-compose v1, so python3 converts it.
- */
 function composeConfig(): ComposeConfig {
-  if (renderedConfig) return renderedConfig;
-  const res = compose(['config']);
-  if (res.status !== 0) throw new Error(`docker-compose config failed: ${res.stderr.trim()}`);
-  const json = runTool(composePython(), ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], toolEnv(), res.stdout);
-  if (json.status !== 0) throw new Error(`could not convert the compose YAML to JSON (python3-yaml comes with docker-compose): ${json.stderr.trim()}`);
-  renderedConfig = JSON.parse(json.stdout) as ComposeConfig;
+  renderedConfig ??= renderCompose(toolEnv(PASSWORDS));
   return renderedConfig;
 }
 
@@ -140,27 +88,67 @@ describe('docker-compose.yml', () => {
     expect(res.status).toBe(0);
   });
 
-  it('refuses to render without a database password instead of defaulting one', () => {
-    const res = compose(['config', '-q'], { REDIS_PASSWORD: PASSWORDS.REDIS_PASSWORD, ...TOKENS });
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toContain('set POSTGRES_PASSWORD');
+  it('refuses to render without a database password or auth tokens instead of defaulting them', () => {
+    const noDb = compose(['config', '-q'], { REDIS_PASSWORD: PASSWORDS.REDIS_PASSWORD, SOUS_AUTH_TOKENS: PASSWORDS.SOUS_AUTH_TOKENS });
+    expect(noDb.status).not.toBe(0);
+    expect(noDb.stderr).toContain('set POSTGRES_PASSWORD');
+    const noTokens = compose(['config', '-q'], { POSTGRES_PASSWORD: PASSWORDS.POSTGRES_PASSWORD, REDIS_PASSWORD: PASSWORDS.REDIS_PASSWORD });
+    expect(noTokens.status).not.toBe(0);
+    expect(noTokens.stderr).toContain('set SOUS_AUTH_TOKENS');
   });
 
-  it('refuses to render without tokens: the services listen on 0.0.0.0 inside their containers', () => {
-    const res = compose(['config', '-q'], PASSWORDS);
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toContain('set SOUS_AUTH_TOKENS');
+  it('has the seven services, with the data stores and Caddy pinned to exact versions', () => {
+    expect(Object.keys(composeConfig().services).sort()).toEqual(['caddy', 'context', 'daemon', 'postgres', 'proxy', 'redis', 'worker']);
+    expect(service('postgres').image).toMatch(/^postgres:16\.\d+(-bookworm)?$/);
+    expect(service('redis').image).toMatch(/^redis:7\.\d+\.\d+(-bookworm)?$/);
+    expect(service('caddy').image).toMatch(/^caddy:2\.\d+\.\d+$/);
   });
 
-  it('passes the tokens to the three app services', () => {
-    for (const name of APP_SERVICES) expect(service(name).environment?.SOUS_AUTH_TOKENS).toBe(TOKENS.SOUS_AUTH_TOKENS);
+  it('runs every app service from the one image, with its role as the command, under tini', () => {
+    for (const name of [...APP_SERVICES, 'worker']) {
+      const svc = service(name);
+      expect({ name, image: svc.image, build: svc.build, command: svc.command, init: svc.init }).toEqual({
+        name,
+        image: 'sous:local',
+        build: { context: ROOT, dockerfile: 'Dockerfile' },
+        command: name,
+        init: true,
+      });
+    }
   });
 
-  it('has the six services, with the pinned major versions of the data stores and Caddy', () => {
-    expect(Object.keys(composeConfig().services).sort()).toEqual(['caddy', 'context', 'daemon', 'postgres', 'proxy', 'redis']);
-    expect(service('postgres').image).toMatch(/^postgres:16(\b|$)/);
-    expect(service('redis').image).toMatch(/^redis:7(\b|$)/);
-    expect(service('caddy').image).toMatch(/^caddy:2(\b|$)/);
+  it.each([...APP_SERVICES, 'worker'])('%s has a memory limit and a node heap cap well below it', (name) => {
+    const svc = service(name);
+    const limit = /^(\d+)([mg])$/.exec(String(svc.mem_limit));
+    expect(limit).not.toBeNull();
+    const limitMb = Number(limit?.[1]) * (limit?.[2] === 'g' ? 1024 : 1);
+    const heap = /--max-old-space-size=(\d+)/.exec(svc.environment?.NODE_OPTIONS ?? '');
+    expect(heap).not.toBeNull();
+    // Room for native memory (git, WebAssembly parsers, buffers) and the watchdog process.
+    expect(Number(heap?.[1])).toBeLessThanOrEqual(limitMb * 0.7);
+  });
+
+  it('runs no worker by default, scales by SOUS_WORKERS, and gives workers the stores and the read-only repository without ports', () => {
+    const worker = service('worker');
+    expect(worker.deploy?.replicas).toBe(0);
+    expect(worker.ports ?? []).toEqual([]);
+    expect(worker.expose ?? []).toEqual([]);
+    expect(worker.healthcheck?.test).toEqual(['NONE']);
+    expect(new URL(worker.environment?.DATABASE_URL ?? '').hostname).toBe('postgres');
+    expect(new URL(worker.environment?.REDIS_URL ?? '').hostname).toBe('redis');
+    expect(mounts(worker).filter((m) => m.target === '/repo')).toEqual([{ source: ROOT, target: '/repo', mode: 'ro' }]);
+    expect(worker.read_only).toBe(true);
+    const scaled = renderCompose(toolEnv({ ...PASSWORDS, SOUS_WORKERS: '3' }));
+    expect(scaled.services.worker?.deploy?.replicas).toBe(3);
+  });
+
+  it('passes the auth tokens to every app service and binds Caddy to 127.0.0.1 unless told otherwise', () => {
+    for (const name of [...APP_SERVICES, 'worker']) expect(service(name).environment?.SOUS_AUTH_TOKENS).toBe(PASSWORDS.SOUS_AUTH_TOKENS);
+    const example = envExample();
+    expect(example.SOUS_LISTEN_ADDR).toBe('127.0.0.1');
+    expect(Object.keys(example)).toContain('SOUS_AUTH_TOKENS');
+    const withoutExample = renderCompose(toolEnv({ ...PASSWORDS, SOUS_LISTEN_ADDR: '' }));
+    for (const p of withoutExample.services.caddy?.ports ?? []) expect(p).toMatch(/^127\.0\.0\.1:/);
   });
 
   it('publishes host ports only from Caddy (80 and 443)', () => {
@@ -169,8 +157,6 @@ describe('docker-compose.yml', () => {
     }
     const published = (service('caddy').ports ?? []).map((p) => /:(\d+)(\/\w+)?$/.exec(p)?.[1]);
     expect(new Set(published)).toEqual(new Set(['80', '443']));
-    // On loopback unless SOUS_LISTEN_ADDR names the server's private address.
-    expect((service('caddy').ports ?? []).every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
   });
 
   it.each(APP_SERVICES)('%s mounts the repository read-only at SOUS_PATH, keeps state on its own volume and binds 0.0.0.0 inside the container only', (name) => {
@@ -186,7 +172,7 @@ describe('docker-compose.yml', () => {
     expect(state).toEqual({ source: `${name}-state`, target: '/var/lib/sous', mode: 'rw' });
     // The shared config (Host allowlist) sits inside the state folder, read-only.
     expect(mounts(svc)).toContainEqual({ source: path.join(ROOT, 'deploy/config.toml'), target: '/var/lib/sous/config.toml', mode: 'ro' });
-    expect(svc.build?.dockerfile).toBe(`Dockerfile.${name}`);
+    expect(env.SOUS_HEALTH_PATH).toBe(EXPECTED[name].health);
     expect(svc.read_only).toBe(true);
     expect(svc.cap_drop).toEqual(['ALL']);
   });
@@ -208,6 +194,7 @@ describe('docker-compose.yml', () => {
     expect(healthyDeps('daemon')).toEqual(['postgres', 'redis']);
     expect(healthyDeps('proxy')).toEqual(['daemon']);
     expect(healthyDeps('context')).toEqual(['daemon']);
+    expect(healthyDeps('worker')).toEqual(['daemon']);
     expect(healthyDeps('caddy')).toEqual(['context', 'daemon', 'proxy']);
     expect(JSON.stringify(service('postgres').healthcheck?.test)).toContain('pg_isready');
     expect(JSON.stringify(service('redis').healthcheck?.test)).toContain('redis-cli ping');
@@ -328,70 +315,119 @@ async function healthServer(healthPath: string, status: number): Promise<{ port:
   return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-describe.each(APP_SERVICES)('Dockerfile.%s', (name) => {
-  const file = `Dockerfile.${name}`;
-  const ins = instructions(file);
-  const all = (op: string) => ins.filter((i) => i.op === op).map((i) => i.args);
-  const expected = EXPECTED[name];
+/** Runs the image's HEALTHCHECK command (argv from the Dockerfile) with `env`; its exit code. */
+async function runHealthCheck(argv: string[], env: Record<string, string>): Promise<number> {
+  try {
+    await execFileAsync(argv[0] ?? 'node', argv.slice(1), { env: { ...toolEnv(), ...env }, timeout: 20_000 });
+    return 0;
+  } catch (err) {
+    return (err as { code?: number }).code ?? -1;
+  }
+}
 
-  it('builds on node:20-bookworm-slim in stages: npm ci with the lockfile, npm run build, dev dependencies pruned', () => {
+describe('Dockerfile (the one image)', () => {
+  const ins = instructions('Dockerfile');
+  const all = (op: string) => ins.filter((i) => i.op === op).map((i) => i.args);
+  const lastFrom = ins.map((i) => i.op).lastIndexOf('FROM');
+  const runtime = ins.slice(lastFrom);
+
+  it('builds on an exact node 20 bookworm-slim version in stages: npm ci with the lockfile, npm run build, dev dependencies pruned', () => {
     const froms = all('FROM');
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(from).toMatch(/^node:20-bookworm-slim(\s+AS\s+\w+)?$/i);
+    for (const from of froms) expect(from).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(\s+AS\s+\w+)?$/i);
     const runs = all('RUN').join('\n');
     expect(all('COPY').some((c) => c.includes('package-lock.json'))).toBe(true);
     expect(runs).toMatch(/\bnpm ci\b/);
     expect(runs).toMatch(/\bnpm run build\b/);
     expect(runs).toMatch(/\bnpm prune --omit=dev\b/);
+  });
+
+  it('installs git and CA certificates, trusts /repo, disables optional git locks and runs as the node user', () => {
+    const runs = runtime.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
     expect(runs).toMatch(/apt-get install[^\n]*\bgit\b/);
+    expect(runs).toMatch(/apt-get install[^\n]*\bca-certificates\b/);
+    expect(runs).toContain('safe.directory /repo');
+    expect(runtime.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ')).toContain('GIT_OPTIONAL_LOCKS=0');
+    const users = runtime.filter((i) => i.op === 'USER').map((i) => i.args.split(':')[0]);
+    expect(users[users.length - 1]).toBe('node');
   });
 
-  it('runs as a non-root user in the final stage', () => {
-    const lastFrom = ins.map((i) => i.op).lastIndexOf('FROM');
-    const users = ins.slice(lastFrom).filter((i) => i.op === 'USER').map((i) => i.args.split(':')[0]);
-    expect(users.length).toBeGreaterThan(0);
-    expect(['root', '0']).not.toContain(users[users.length - 1]);
+  it('enters through deploy/sous-entrypoint with the daemon as the default role', () => {
+    expect(all('COPY')).toContain('deploy/sous-entrypoint ./deploy/sous-entrypoint');
+    expect(JSON.parse(all('ENTRYPOINT')[0] ?? '[]')).toEqual(['/app/deploy/sous-entrypoint']);
+    expect(JSON.parse(all('CMD').pop() ?? '[]')).toEqual(['daemon']);
   });
 
-  it(`exposes ${expected.port} and runs node ${expected.entry}`, () => {
-    expect(all('EXPOSE')).toEqual([String(expected.port)]);
-    expect(all('ENV').join(' ')).toContain(`SOUS_PORT=${expected.port}`);
-    const cmds = all('CMD');
-    expect(JSON.parse(cmds[cmds.length - 1] ?? '[]')).toEqual(['node', expected.entry]);
-    // The entry point is compiled from a real source file.
-    expect(fs.existsSync(path.join(ROOT, expected.entry.replace('/dist/', '/src/').replace(/\.js$/, '.ts')))).toBe(true);
-  });
-
-  it(`has a HEALTHCHECK whose command passes on 200 from ${expected.health} and fails otherwise`, async () => {
+  it('has one HEALTHCHECK that probes SOUS_PORT and SOUS_HEALTH_PATH over loopback: 0 on 200, 1 otherwise', async () => {
     const hc = all('HEALTHCHECK');
     expect(hc).toHaveLength(1);
-    const m = /\bCMD\s+(\[.*\])\s*$/.exec(hc[0] ?? '');
-    const argv = JSON.parse(m?.[1] ?? '[]') as string[];
+    const argv = JSON.parse(/\bCMD\s+(\[.*\])\s*$/.exec(hc[0] ?? '')?.[1] ?? '[]') as string[];
     expect(argv.slice(0, 2)).toEqual(['node', '-e']);
-    expect(argv[2]).toContain(`'${expected.health}'`);
-    const run = async (port: number) => {
-      try {
-        await execFileAsync(argv[0] ?? 'node', argv.slice(1), { env: { ...toolEnv(), SOUS_PORT: String(port) }, timeout: 20_000 });
-        return 0;
-      } catch (err) {
-        return (err as { code?: number }).code ?? -1;
-      }
-    };
-    const ok = await healthServer(expected.health, 200);
-    const failing = await healthServer(expected.health, 503);
+    const ok = await healthServer('/healthz', 200);
+    const status = await healthServer('/status', 200);
+    const failing = await healthServer('/healthz', 503);
     try {
-      expect(await run(ok.port)).toBe(0);
-      expect(await run(failing.port)).toBe(1);
+      expect(await runHealthCheck(argv, { SOUS_PORT: String(ok.port) })).toBe(0);
+      expect(await runHealthCheck(argv, { SOUS_PORT: String(status.port), SOUS_HEALTH_PATH: '/status' })).toBe(0);
+      expect(await runHealthCheck(argv, { SOUS_PORT: String(status.port) })).toBe(1);
+      expect(await runHealthCheck(argv, { SOUS_PORT: String(failing.port) })).toBe(1);
     } finally {
       await ok.close();
+      await status.close();
       await failing.close();
     }
+  });
+});
+
+describe.each(APP_SERVICES)('Dockerfile.%s (thin role wrapper)', (name) => {
+  const ins = instructions(`Dockerfile.${name}`);
+  const all = (op: string) => ins.filter((i) => i.op === op).map((i) => i.args);
+  const expected = EXPECTED[name];
+
+  it(`is FROM the one image and sets role ${name}, port ${expected.port} and health path ${expected.health}`, () => {
+    expect(all('ARG')).toEqual(['SOUS_IMAGE=sous:local']);
+    expect(all('FROM')).toEqual(['${SOUS_IMAGE}']);
+    expect(all('RUN')).toEqual([]); // nothing is built here
+    expect(all('EXPOSE')).toEqual([String(expected.port)]);
+    const env = all('ENV').join(' ');
+    expect(env).toContain(`SOUS_PORT=${expected.port}`);
+    expect(env).toContain(`SOUS_HEALTH_PATH=${expected.health}`);
+    expect(JSON.parse(all('CMD').pop() ?? '[]')).toEqual([name]);
+  });
+
+  it(`names a role the entry point runs as ${expected.entry}, compiled from a real source file`, () => {
+    const script = fs.readFileSync(path.join(ROOT, 'deploy/sous-entrypoint'), 'utf8');
+    expect(script).toMatch(new RegExp(`\\n\\s*${name}\\)[^\\n]*\\$app/${expected.entry.replace(/[/.]/g, '\\$&')}`));
+    expect(fs.existsSync(path.join(ROOT, expected.entry.replace('/dist/', '/src/').replace(/\.js$/, '.ts')))).toBe(true);
+  });
+});
+
+describe('deploy/sous-entrypoint', () => {
+  const entry = (args: string[]) => spawnSync('sh', [path.join(ROOT, 'deploy/sous-entrypoint'), ...args], { env: toolEnv(), encoding: 'utf8', timeout: 60_000 });
+
+  it('refuses an unknown or missing role with one line and exit 2', () => {
+    for (const args of [['bogus'], []]) {
+      const res = entry(args);
+      expect(res.status).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('expected daemon, proxy, context or worker');
+    }
+  });
+
+  it.each(['proxy', 'context'])('runs the %s role under the watchdog, which passes a refusal to start (exit 2) through without restarting', (role) => {
+    const res = entry([role, '--no-such-flag']);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain(`sous ${role}:`);
+    expect(res.stderr).toContain('sous watchdog: gave up: the process refused to start (exit code 2)');
+    expect(res.stderr.match(/sous watchdog: started/g)).toHaveLength(1);
   });
 });
 
 describe('.dockerignore', () => {
   it('keeps dependencies, build output, git history, local state and env files out of the build context', () => {
     const lines = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    expect(lines).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.sous', '**/.env']));
+    expect(lines).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.sous', '**/.env', 'deploy', '!deploy/sous-entrypoint']));
+    // The re-include must come after the folder's exclusion to take effect.
+    expect(lines.indexOf('!deploy/sous-entrypoint')).toBeGreaterThan(lines.indexOf('deploy'));
   });
 });

@@ -21,6 +21,15 @@ export interface FakeBackend {
   holdEmbeddings: boolean;
   /** How many embedding requests are being held now. */
   held(): number;
+  /**
+   * While true, a streamed chat answer (`stream: true`) sends its first chunk and then waits for
+   * releaseStreams() before the rest and `[DONE]`: proof that a proxy in between flushes chunks.
+   */
+  holdStreams: boolean;
+  /** Streams held open by holdStreams, waiting for releaseStreams(). */
+  heldStreams(): number;
+  /** Finishes every held stream. */
+  releaseStreams(): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +73,7 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
   const dims = options.embeddingDims ?? 128;
   const synonyms = options.synonyms ?? {};
   const held = new Set<http.ServerResponse>();
+  const heldStreams = new Set<() => void>();
   let fake: FakeBackend | undefined;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -87,6 +97,25 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
           content = options.answer?.({ model: String(body.model), messages }) ?? `fake answer ${digest}`;
         } catch (err) {
           return send(res, 500, { error: { message: err instanceof Error ? err.message : String(err), type: 'server_error' } });
+        }
+        if (body.stream === true) {
+          // OpenAI's stream shape: one chunk per word, a finish chunk, then [DONE].
+          const event = (delta: Record<string, string>, finish: string | null = null) =>
+            `data: ${JSON.stringify({ id: `chatcmpl-${digest}`, object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+          const words = content.split(' ');
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          res.write(event({ role: 'assistant', content: words[0] ?? '' }));
+          const rest = () => {
+            heldStreams.delete(rest);
+            for (const word of words.slice(1)) res.write(event({ content: ` ${word}` }));
+            res.write(event({}, 'stop'));
+            res.end('data: [DONE]\n\n');
+          };
+          if (fake?.holdStreams) {
+            heldStreams.add(rest);
+            res.once('close', () => heldStreams.delete(rest));
+          } else rest();
+          return;
         }
         return send(res, 200, {
           id: `chatcmpl-${digest}`, object: 'chat.completion', created: 0, model: body.model,
@@ -124,6 +153,9 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         failEmbeddings: false,
         holdEmbeddings: false,
         held: () => held.size,
+        holdStreams: false,
+        heldStreams: () => heldStreams.size,
+        releaseStreams: () => [...heldStreams].forEach((finish) => finish()),
         close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
       };
       resolve(fake);

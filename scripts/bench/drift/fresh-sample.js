@@ -1,0 +1,76 @@
+'use strict';
+// A false-positive sample on repositories the drift rules were never tuned on (fresh-set.json): each
+// repository's newest commit and the first-parent commit a year before it, one cold index and one
+// warm cycle each (cycle-child.js, default detectors), then every distinct ready card as a worklist
+// in fp-sample.js's shape, to be judged by hand with fp-rubric.md and counted with fp-tally.js.
+//   node scripts/bench/drift/fresh-sample.js --out DIR [--set fresh-set.json] [--mirrors DIR]
+// Writes DIR/<owner>+<name>.json (cycle-child output), DIR/worklist.json and prints a summary.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
+const { mirrorSource, resolveMirror } = require('./harness');
+
+const YEAR_S = 365 * 24 * 3600;
+
+function option(argv, name, fallback) {
+  const i = argv.indexOf(name);
+  return i < 0 ? fallback : argv[i + 1];
+}
+
+/** The newest commit and the newest first-parent commit at least a year older than it. */
+function statesOf(gitDir) {
+  const git = (args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }).trim();
+  const head = git(['rev-parse', 'HEAD']);
+  const headTime = Number(git(['log', '-1', '--format=%ct', head]));
+  const old = git(['rev-list', '--first-parent', '-1', `--before=${headTime - YEAR_S}`, head]);
+  return old && old !== head ? [head, old] : [head];
+}
+
+function main(argv) {
+  const out = option(argv, '--out');
+  if (!out) throw new Error('usage: fresh-sample.js --out DIR [--set fresh-set.json] [--mirrors DIR]');
+  const set = JSON.parse(fs.readFileSync(option(argv, '--set', path.join(__dirname, 'fresh-set.json')), 'utf8'));
+  const source = mirrorSource(option(argv, '--mirrors'));
+  fs.mkdirSync(out, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-fresh-'));
+  const worklist = [];
+  const seen = new Set();
+  let trees = 0;
+  try {
+    for (const repo of set.repos) {
+      const mirror = resolveMirror(repo, source);
+      if (mirror === null) {
+        process.stderr.write(`fresh: ${repo}: no mirror (fetch it first); skipped\n`);
+        continue;
+      }
+      const states = statesOf(mirror);
+      const jobFile = path.join(scratch, 'job.json');
+      const result = path.join(out, `${repo.replace('/', '+')}.json`);
+      fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states }));
+      spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, result], { stdio: ['ignore', 'inherit', 'inherit'] });
+      if (!fs.existsSync(result)) continue;
+      const r = JSON.parse(fs.readFileSync(result, 'utf8'));
+      for (const sha of states) {
+        const state = r.states[sha];
+        if (!state || state.error) continue;
+        trees++;
+        for (const card of state.cards.filter((c) => c.state === 'ready' && c.evidence)) {
+          // One card seen at both states (a stale doc that stayed stale) is judged once.
+          const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '')}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          worklist.push({ id: `${card.detector}#${worklist.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence });
+        }
+      }
+    }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  fs.writeFileSync(path.join(out, 'worklist.json'), JSON.stringify(worklist, null, 1));
+  const byDetector = {};
+  for (const c of worklist) byDetector[c.detector] = (byDetector[c.detector] ?? 0) + 1;
+  process.stdout.write(`${trees} trees, ${worklist.length} distinct ready cards: ${JSON.stringify(byDetector)}\n`);
+}
+
+main(process.argv.slice(2));
