@@ -38,11 +38,12 @@ interface Answer {
   text: string;
 }
 
-/** An HTTPS request to the site through Caddy, trusting only Caddy's root, with the bearer token. */
-function request(method: string, urlPath: string, body?: string): Promise<Answer> {
+/** An HTTPS request to the site through Caddy, trusting only Caddy's root, with the bearer token (none when `token` is null). */
+function request(method: string, urlPath: string, body?: string, token: string | null = TOKEN): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    const auth = token === null ? {} : { authorization: `Bearer ${token}` };
     const req = https.request(
-      { host: '127.0.0.1', port: httpsPort, servername: SITE, ca: rootCa, method, path: urlPath, headers: { host: `${SITE}:${httpsPort}`, authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, timeout: 20_000 },
+      { host: '127.0.0.1', port: httpsPort, servername: SITE, ca: rootCa, method, path: urlPath, headers: { host: `${SITE}:${httpsPort}`, ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, timeout: 20_000 },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -143,7 +144,7 @@ beforeAll(async () => {
     const proc = spawn('sh', [path.join(ROOT, 'deploy/sous-entrypoint'), role], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     proc.stderr?.resume();
     procs.push(proc);
-    if (role === 'daemon') await until(async () => ((await fetch(`http://127.0.0.1:${ports.daemon}/status`).then((r) => r.json() as Promise<{ index?: { state?: string } }>).catch(() => undefined))?.index?.state === 'ready' ? true : undefined), 90_000, 200);
+    if (role === 'daemon') await until(async () => ((await fetch(`http://127.0.0.1:${ports.daemon}/status`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json() as Promise<{ index?: { state?: string } }>).catch(() => undefined))?.index?.state === 'ready' ? true : undefined), 90_000, 200);
   }
 
   const caddyfile = path.join(scratch, 'Caddyfile');
@@ -183,6 +184,22 @@ test('the daemon answers /status through Caddy over HTTPS, with Caddy’s securi
   expect(res.headers['x-frame-options']).toBe('DENY');
   expect(res.headers['content-security-policy']).toBe("frame-ancestors 'none'");
   expect(res.headers.server).toBeUndefined();
+});
+
+test('without the team token every service refuses through Caddy (401, the JSON error naming the header); the liveness route stays open', async () => {
+  const chat = JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'hi' }] });
+  const context = JSON.stringify({ prompt: 'getUserName', top_n: 3 });
+  for (const [method, route, body] of [['GET', '/status', undefined], ['POST', '/v1/context', context], ['POST', '/v1/chat/completions', chat]] as const) {
+    for (const token of [null, 'f'.repeat(64)]) {
+      const res = await request(method, route, body, token);
+      expect({ route, status: res.status }).toEqual({ route, status: 401 });
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(res.text).toContain('authorization');
+    }
+  }
+  const live = await request('GET', '/healthz', undefined, null);
+  expect(live.status).toBe(200);
+  expect(JSON.parse(live.text)).toEqual({ ok: true });
 });
 
 test('the context API answers a real query from the index the daemon stored in PostgreSQL', async () => {

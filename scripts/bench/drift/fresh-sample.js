@@ -1,10 +1,11 @@
 'use strict';
 // A false-positive sample on repositories the drift rules were never tuned on (fresh-set.json): each
-// repository's newest commit and the first-parent commit a year before it, one cold index and one
+// repository's newest commit and the first-parent commits 1..N years before it, one cold index and one
 // warm cycle each (cycle-child.js, default detectors), then every distinct ready card as a worklist
 // in fp-sample.js's shape, to be judged by hand with fp-rubric.md and counted with fp-tally.js.
-//   node scripts/bench/drift/fresh-sample.js --out DIR [--set fresh-set.json] [--mirrors DIR]
-// Writes DIR/<owner>+<name>.json (cycle-child output), DIR/worklist.json and prints a summary.
+//   node scripts/bench/drift/fresh-sample.js --out DIR [--years 3] [--set fresh-set.json] [--mirrors DIR]
+// Writes DIR/<owner>+<name>.json (cycle-child output; a repository whose states are all there is not
+// run again), DIR/worklist.json and prints a summary.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -18,13 +19,17 @@ function option(argv, name, fallback) {
   return i < 0 ? fallback : argv[i + 1];
 }
 
-/** The newest commit and the newest first-parent commit at least a year older than it. */
-function statesOf(gitDir) {
+/** The newest commit and, for each of 1..years, the newest first-parent commit that many years older. */
+function statesOf(gitDir, years) {
   const git = (args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }).trim();
   const head = git(['rev-parse', 'HEAD']);
   const headTime = Number(git(['log', '-1', '--format=%ct', head]));
-  const old = git(['rev-list', '--first-parent', '-1', `--before=${headTime - YEAR_S}`, head]);
-  return old && old !== head ? [head, old] : [head];
+  const states = [head];
+  for (let y = 1; y <= years; y++) {
+    const old = git(['rev-list', '--first-parent', '-1', `--before=${headTime - y * YEAR_S}`, head]);
+    if (old && !states.includes(old)) states.push(old);
+  }
+  return states;
 }
 
 function main(argv) {
@@ -32,6 +37,7 @@ function main(argv) {
   if (!out) throw new Error('usage: fresh-sample.js --out DIR [--set fresh-set.json] [--mirrors DIR]');
   const set = JSON.parse(fs.readFileSync(option(argv, '--set', path.join(__dirname, 'fresh-set.json')), 'utf8'));
   const source = mirrorSource(option(argv, '--mirrors'));
+  const years = Number(option(argv, '--years', '3'));
   fs.mkdirSync(out, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-fresh-'));
   const worklist = [];
@@ -44,13 +50,19 @@ function main(argv) {
         process.stderr.write(`fresh: ${repo}: no mirror (fetch it first); skipped\n`);
         continue;
       }
-      const states = statesOf(mirror);
-      const jobFile = path.join(scratch, 'job.json');
+      const states = statesOf(mirror, years);
       const result = path.join(out, `${repo.replace('/', '+')}.json`);
-      fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states }));
-      spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, result], { stdio: ['ignore', 'inherit', 'inherit'] });
-      if (!fs.existsSync(result)) continue;
-      const r = JSON.parse(fs.readFileSync(result, 'utf8'));
+      const done = fs.existsSync(result) ? JSON.parse(fs.readFileSync(result, 'utf8')) : { states: {} };
+      const todo = states.filter((sha) => !done.states[sha]);
+      if (todo.length > 0) {
+        const jobFile = path.join(scratch, 'job.json');
+        const partial = path.join(scratch, 'partial.json');
+        fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states: todo }));
+        spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, partial], { stdio: ['ignore', 'inherit', 'inherit'] });
+        if (fs.existsSync(partial)) Object.assign(done.states, JSON.parse(fs.readFileSync(partial, 'utf8')).states);
+        fs.writeFileSync(result, JSON.stringify(done));
+      }
+      const r = done;
       for (const sha of states) {
         const state = r.states[sha];
         if (!state || state.error) continue;
