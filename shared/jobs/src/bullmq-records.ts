@@ -89,6 +89,8 @@ export function toJobInfo(job: Job, bullState: string): JobInfo | undefined {
     info.state = state;
     info.error = failure.error;
   }
+  // BullMQ stamps the worker's name (runnerIdentity) on the job when a worker takes it.
+  if (state !== 'queued' && job.processedBy) info.runner = job.processedBy;
   if (state === 'completed' && job.returnvalue !== undefined && job.returnvalue !== null) info.result = job.returnvalue;
   if (typeof job.progress === 'number') info.progress = job.progress;
   return info;
