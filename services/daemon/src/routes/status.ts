@@ -11,7 +11,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
     const [store, queue] = await Promise.all([ctx.store.health(), ctx.queue.health()]);
     const config = ctx.config();
     const backend = ctx.backend.latest();
-    const index = ctx.index.live.status();
+    const index = ctx.index.status();
     queueFailingSince = queue.ok ? null : (queueFailingSince ?? new Date().toISOString());
     const reasons: DegradedReason[] = [];
     const outage = ctx.store.outage();
