@@ -29,7 +29,7 @@ export interface JobInfo {
   progress?: number;
   /** What the handler resolved with (completed jobs only; must be JSON-serialisable for BullMQ). */
   result?: unknown;
-  /** Which process ran it, `hostname:pid` (running and finished jobs; see `runnerIdentity`). */
+  /** Which process ran it, `hostname:pid` (running and finished jobs; absent for a job interrupted by its process dying). */
   runner?: string;
 }
 
