@@ -239,44 +239,42 @@ export function startPreparation(options: {
       ranHere.add(job.jobId);
       // Jobs queued by other processes are never looked up here: keep only the newest.
       if (ranHere.size > 1000) ranHere.delete(ranHere.values().next().value as string);
-      {
-        // Auto Focus before anything is read: a paused workspace gets no reasoning at all, and
-        // background cycles run only for the selected workspace (an explicit warm request may run
-        // on any workspace that is not paused).
-        const own = options.focus.own();
-        const focusRefusal = own.class === 'paused' || (!payload.force && !options.focus.mayPrepare()) ? `${own.reason} ${own.action}` : null;
-        const config = options.config();
-        // The watcher's live index, or the stored one in a process that does not watch.
-        const source = focusRefusal === null ? await index.jobReader() : undefined;
-        // The `background` preset means idle cycles only, whatever idle_only says.
-        const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
-        const sessionOver = payload.force ? null : sessionRefusal(payload.activity ?? lastActivity, Date.now(), config.compute.max_session_minutes);
-        if (focusRefusal === null && sessionOver !== null) {
-          const reason = sessionOver;
-          state.deferred = reason;
-          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
-          return { deferred: reason };
-        }
-        const refusal = focusRefusal ?? (source && 'refusal' in source ? source.refusal : null) ?? (payload.force ? null : await idleRefusal(idle));
-        if (refusal !== null || source === undefined || 'refusal' in source) {
-          const reason = refusal ?? 'the index is not readable';
-          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
-          state.deferred = reason;
-          // The process that queued it asks again later (ended() above).
-          return { deferred: reason, retry: true };
-        }
-        const view = createRepositoryView(source.reader, index.policy());
-        const model = modelFor(config);
-        const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
-        const modelError = model.assist?.lastError();
-        state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
-        state.deferred = null;
-        state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
-        // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
-        await predictions.refresh().catch(logFailure('refreshing predictions failed'));
-        logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
-        return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors } as CycleJobResult;
+      // Auto Focus before anything is read: a paused workspace gets no reasoning at all, and
+      // background cycles run only for the selected workspace (an explicit warm request may run
+      // on any workspace that is not paused).
+      const own = options.focus.own();
+      const focusRefusal = own.class === 'paused' || (!payload.force && !options.focus.mayPrepare()) ? `${own.reason} ${own.action}` : null;
+      const config = options.config();
+      // The watcher's live index, or the stored one in a process that does not watch.
+      const source = focusRefusal === null ? await index.jobReader() : undefined;
+      // The `background` preset means idle cycles only, whatever idle_only says.
+      const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
+      const sessionOver = payload.force ? null : sessionRefusal(payload.activity ?? lastActivity, Date.now(), config.compute.max_session_minutes);
+      if (focusRefusal === null && sessionOver !== null) {
+        const reason = sessionOver;
+        state.deferred = reason;
+        events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
+        return { deferred: reason };
       }
+      const refusal = focusRefusal ?? (source && 'refusal' in source ? source.refusal : null) ?? (payload.force ? null : await idleRefusal(idle));
+      if (refusal !== null || source === undefined || 'refusal' in source) {
+        const reason = refusal ?? 'the index is not readable';
+        events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
+        state.deferred = reason;
+        // The process that queued it asks again later (ended() above).
+        return { deferred: reason, retry: true };
+      }
+      const view = createRepositoryView(source.reader, index.policy());
+      const model = modelFor(config);
+      const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
+      const modelError = model.assist?.lastError();
+      state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
+      state.deferred = null;
+      state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
+      // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
+      await predictions.refresh().catch(logFailure('refreshing predictions failed'));
+      logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
+      return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors } as CycleJobResult;
     },
     { payload: cyclePayload },
   );
