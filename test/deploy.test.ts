@@ -133,7 +133,10 @@ describe('docker-compose.yml', () => {
     expect(worker.deploy?.replicas).toBe(0);
     expect(worker.ports ?? []).toEqual([]);
     expect(worker.expose ?? []).toEqual([]);
-    expect(worker.healthcheck?.test).toEqual(['NONE']);
+    // Its health check is the image's, against its loopback-only /healthz.
+    expect(worker.healthcheck).toBeUndefined();
+    expect(worker.environment?.SOUS_PORT).toBe('8474');
+    expect(worker.environment?.SOUS_HEALTH_PATH).toBe('/healthz');
     expect(new URL(worker.environment?.DATABASE_URL ?? '').hostname).toBe('postgres');
     expect(new URL(worker.environment?.REDIS_URL ?? '').hostname).toBe('redis');
     expect(mounts(worker).filter((m) => m.target === '/repo')).toEqual([{ source: ROOT, target: '/repo', mode: 'ro' }]);

@@ -1,5 +1,4 @@
 import type * as http from 'node:http';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ensureConfigFile, loadConfig, watchConfig, type ConfigWatcher, type SousConfig, type SousPaths } from '@sous/config';
 import { configHostPolicy, createApp, describeAccess, fromForeignPage, listen, listRoutes, boundPort, closeServer, isLoopbackHost, resolveAccess, type RouteInfo } from '@sous/http';
@@ -34,6 +33,9 @@ import { setupRoutes } from './routes/setup';
 import { configRoutes } from './routes/config';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { clientRoutes } from './routes/clients';
+import { jobView, type JobView } from './job-view';
+import { defaultQueueName } from './queue-name';
+import { startRepositoryRole, type RepositoryRole, type RoleStatus } from './repository-role';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -41,7 +43,12 @@ export interface DaemonContext {
   paths: SousPaths;
   logger: Logger;
   store: Store;
+  /** The shared queue: preparation cycles, run by any process of the repository. */
   queue: JobQueue;
+  /** Every queue of this daemon read as one (`/jobs`): the shared one and the watcher's own. */
+  jobs: JobView;
+  /** Watcher or standby (docs/jobs.md, "Scale-out"). */
+  role(): RoleStatus;
   backend: BackendMonitor;
   /** The live repository index (retrieval). */
   index: DaemonIndex;
@@ -79,7 +86,16 @@ export interface DaemonSupervision {
    * answers 501.
    */
   requestStop?: () => void;
+  /**
+   * This daemon lost the repository's lease (server topology) and stopped watching; the entry point
+   * exits non-zero so it is restarted as a standby. Default: it stays up as a standby that no longer
+   * contends.
+   */
+  onWatcherLost?: (reason: string) => void;
 }
+
+/** How often a standby reads the stored index for its reads (`/v1/context`, `/status`). */
+const STANDBY_SYNC_MS = 1_000;
 
 /** Grace period for running jobs at shutdown before they are cancelled. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -120,15 +136,21 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       });
     await reRedact(redact);
 
-    const queue = createJobQueue({
+    const queueName = options.queueName ?? defaultQueueName(paths.root);
+    const queueOptions = {
       redisUrl: options.redisUrl,
-      queueName: options.queueName ?? defaultQueueName(paths.root),
+      concurrency: options.workerConcurrency,
       timeoutSeconds: () => config.compute.max_cycle_seconds,
-      onError: (err) => logger.warn({ error: err.message }, 'job queue problem'),
-    });
-    const jobWrites = mirrorJobs(queue, store, logger);
-    cleanup.unshift(() => jobWrites());
-    cleanup.unshift(() => queue.close({ graceMs: SHUTDOWN_GRACE_MS }));
+      onError: (err: Error) => logger.warn({ error: err.message }, 'job queue problem'),
+    };
+    const queue = createJobQueue({ ...queueOptions, queueName });
+    // Jobs that work on the watcher's memory (embedding steps) run only on the watcher: a queue of its own.
+    const watcherQueue = options.redisUrl ? createJobQueue({ ...queueOptions, queueName: `${queueName}.watcher` }) : queue;
+    for (const q of new Set([queue, watcherQueue])) {
+      const jobWrites = mirrorJobs(q, store, logger);
+      cleanup.unshift(() => jobWrites());
+      cleanup.unshift(() => q.close({ graceMs: SHUTDOWN_GRACE_MS }));
+    }
 
     const backend = new BackendMonitor(() => config);
     // Built in the background: /status reports `index.state` while it catches up.
@@ -159,6 +181,8 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       config,
       polling: options.watchPolling,
       logger,
+      // Server topology: nothing is watched or written until this process holds the repository's lease.
+      ...(options.redisUrl ? { standby: { replicaSyncMs: STANDBY_SYNC_MS } } : {}),
       mayRead: () => focus.mayRead(),
       onSignal: (s) => {
         focus.noteFileChange();
@@ -171,17 +195,20 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, focus, logger });
     const activePreparation = preparation;
     cleanup.unshift(async () => activePreparation.close());
-    semantic = startSemantic({ store, queue, index, workspaceId: workspace.id, config: () => config, backend, focus, logger });
+    semantic = startSemantic({ store, queue: watcherQueue, index, workspaceId: workspace.id, config: () => config, backend, focus, logger });
     const activeSemantic = semantic;
     cleanup.unshift(async () => activeSemantic.close());
     let port = options.port;
     let watcher: ConfigWatcher | undefined;
+    let role: RepositoryRole | undefined;
     const context: DaemonContext = {
       options,
       paths,
       logger,
       store,
       queue,
+      jobs: jobView([queue, watcherQueue]),
+      role: () => role?.status() ?? { role: 'standby', since: new Date().toISOString(), lease: null, lost: null },
       backend,
       index,
       preparation,
@@ -194,10 +221,32 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       watchMode: () => (watcher ? (watcher.reason ? { mode: watcher.mode, reason: watcher.reason } : { mode: watcher.mode }) : { mode: 'native' }),
       boundPort: () => port,
     };
-    registerMaintenanceJobs(context);
+    registerMaintenanceJobs(queue, backend);
     // Before the queue starts: every record still queued or running is a killed daemon's.
-    await settleLeftovers(queue, store, logger);
+    await settleLeftovers(context.jobs, store, logger);
     await queue.start();
+    role = await startRepositoryRole({
+      redisUrl: options.redisUrl,
+      queueName,
+      workspaceId: workspace.id,
+      leaseMs: options.leaseMs,
+      logger,
+      onWatcher: () => {
+        activeIndex.promote();
+        if (watcherQueue !== queue) void watcherQueue.start().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'watcher queue not started'));
+      },
+      onLost: (reason) => {
+        // Another process may be the watcher already: no more watching, index writes or scheduling here.
+        activePreparation.close();
+        activeSemantic.close();
+        void activeIndex.stop();
+        void watcherQueue.close({ graceMs: 0 });
+        supervision.onWatcherLost?.(reason);
+      },
+    });
+    const activeRole = role;
+    // Released last but for the store: the index has stopped writing before another process may take over.
+    cleanup.splice(cleanup.length - 1, 0, () => activeRole.stop());
 
     let mcp: { close(): Promise<void> } | undefined;
     cleanup.unshift(async () => mcp?.close());
@@ -306,10 +355,6 @@ function loopbackFor(host: string): string {
   return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }
 
-/** One BullMQ queue per workspace, so daemons of several repositories can share a Redis. */
-function defaultQueueName(root: string): string {
-  return `sous-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`;
-}
 
 /** Runs every cleanup step even when one fails, logging what could not be closed. */
 async function runAll(steps: Array<() => Promise<void>>, logger: Logger): Promise<void> {

@@ -28,7 +28,7 @@ export function mirrorJobs(queue: JobQueue, store: Store, logger: Logger): () =>
  * Settles the records a killed daemon left `queued` or `running` (see `settleLeftoverJobs`), before
  * the queue starts. A failure (an unreachable Redis) is logged: the records stay as they were.
  */
-export async function settleLeftovers(queue: JobQueue, store: Store, logger: Logger): Promise<void> {
+export async function settleLeftovers(queue: Pick<JobQueue, 'get'>, store: Store, logger: Logger): Promise<void> {
   const records: JobRecords = {
     unfinished: async () => (await store.jobs.listRecent({ states: ['queued', 'running'], limit: LEFTOVER_LIMIT })).map(toJobInfo),
     save: async (info) => {

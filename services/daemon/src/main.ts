@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   // Registered before the (slow) start: a supervisor killed meanwhile is acted on once started.
   let orphaned = false;
   let stopForOrphan: (() => void) | undefined;
+  let stopForLease: (() => void) | undefined;
   onSupervisorGone(() => {
     orphaned = true;
     stopForOrphan?.();
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
       if (supervisor !== undefined) process.kill(supervisor, 'SIGTERM');
       else process.kill(process.pid, 'SIGTERM');
     };
-    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }), supervisor === undefined ? { requestStop } : { supervisorPid: supervisor, requestStop });
+    // A watcher that lost its lease exits non-zero: the supervisor (or the container) starts it again as a standby.
+    const onWatcherLost = (): void => stopForLease?.();
+    daemon = await startDaemon(parseProcessOptions(process.argv.slice(2), process.env, { port: DEFAULT_DAEMON_PORT }), supervisor === undefined ? { requestStop, onWatcherLost } : { supervisorPid: supervisor, requestStop, onWatcherLost });
   } catch (err) {
     process.stderr.write(`sous daemon: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     stop('supervisor gone');
   };
   if (orphaned) stopForOrphan();
+  stopForLease = () => stop('repository lease lost', 1);
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.on('uncaughtException', (err) => {

@@ -28,7 +28,7 @@ import {
 } from '@sous/engine';
 import { getBundle, isBundleId } from '@sous/setup';
 import { backendTargetFromConfig, createChatClient, isLocalBackendUrl, type BackendTarget } from '@sous/backend';
-import type { JobQueue } from '@sous/jobs';
+import { whenFinished, type JobInfo, type JobQueue } from '@sous/jobs';
 import type { Logger } from '@sous/logging';
 import type { IndexSignal } from '@sous/retrieval';
 import type { Store } from '@sous/store';
@@ -44,12 +44,28 @@ const cyclePayload = Joi.object({
   paths: Joi.array().items(Joi.string().max(4096)).max(500),
   /** Run even when the system is busy (an explicit warm request is not background work). */
   force: Joi.boolean().default(false),
+  /** The enqueuer's last activity (ms since the epoch): the session limit of a cycle run by another process. */
+  activity: Joi.number().integer().min(0),
 });
 
 interface CyclePayload {
   trigger: CycleTriggerKind;
   paths?: string[];
   force: boolean;
+  activity?: number;
+}
+
+/** What a cycle job resolves with (the watcher reads it when another process ran the cycle). */
+interface CycleJobResult {
+  deferred?: string;
+  /** Deferred for a reason that passes (load, Auto Focus, the index): ask again later. */
+  retry?: boolean;
+  cycle?: string;
+  duration_ms?: number;
+  frontier?: number;
+  candidates?: number;
+  ready?: number;
+  landed?: number;
 }
 
 export interface Preparation {
@@ -189,8 +205,24 @@ export function startPreparation(options: {
     feedbackRecorded: () => predictions.history(),
   });
   const logFailure = (what: string) => (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, what);
+  // Cycles this process ran, and the waits for cycles it queued (any process may run them: docs/jobs.md, "Scale-out").
+  const ranHere = new Set<string>();
+  const waits = new AbortController();
+  /** A cycle this process queued ended, wherever it ran: the scheduler may queue the next one. */
+  const ended = (info: JobInfo | undefined, trigger: CycleTrigger): void => {
+    const result = (info?.state === 'completed' ? info.result : undefined) as CycleJobResult | undefined;
+    if (waits.signal.aborted) return;
+    if (result?.retry) scheduler.retryLater(trigger);
+    else scheduler.cycleEnded();
+    if (info === undefined || ranHere.delete(info.id) || result?.cycle === undefined) return;
+    // Another process ran it: its outcome becomes this watcher's status, and its cards may feed predictions.
+    state.deferred = null;
+    state.last_cycle = { id: result.cycle, trigger: trigger.kind, finished_at: info.finishedAt ?? new Date().toISOString(), duration_ms: result.duration_ms ?? 0, frontier: result.frontier ?? 0, candidates: result.candidates ?? 0, ready: result.ready ?? 0, landed: result.landed ?? 0 };
+    predictions.refresh().catch(logFailure('refreshing predictions failed'));
+  };
   const enqueue = async (trigger: CycleTrigger, force = false): Promise<{ id: string; state: string }> => {
-    const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force });
+    const job = await queue.enqueue(CYCLE_JOB, { trigger: trigger.kind, ...(trigger.paths?.length ? { paths: trigger.paths } : {}), force, activity: lastActivity });
+    void whenFinished(queue, job.id, { signal: waits.signal }).then((info) => ended(info, trigger));
     return { id: job.id, state: job.state };
   };
   const scheduler = new CycleScheduler({
@@ -202,48 +234,47 @@ export function startPreparation(options: {
 
   queue.register<CyclePayload>(
     CYCLE_JOB,
-    async (payload, job) => {
+    async (payload, job): Promise<CycleJobResult> => {
       const trigger: CycleTrigger = { kind: payload.trigger, ...(payload.paths ? { paths: payload.paths } : {}) };
-      let deferred = false;
-      try {
-        // Auto Focus before anything is read: a paused workspace gets no reasoning at all, and
-        // background cycles run only for the selected workspace (an explicit warm request may run
-        // on any workspace that is not paused).
-        const own = options.focus.own();
-        const focusRefusal = own.class === 'paused' || (!payload.force && !options.focus.mayPrepare()) ? `${own.reason} ${own.action}` : null;
-        const config = options.config();
-        if (focusRefusal === null) await index.ready;
-        // The `background` preset means idle cycles only, whatever idle_only says.
-        const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
-        const sessionOver = payload.force ? null : sessionRefusal(lastActivity, Date.now(), config.compute.max_session_minutes);
-        if (focusRefusal === null && sessionOver !== null) {
-          const reason = sessionOver;
-          state.deferred = reason;
-          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
-          return { deferred: reason };
-        }
-        const refusal = focusRefusal ?? (payload.force ? null : await idleRefusal(idle));
-        if (refusal !== null) {
-          events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason: refusal });
-          deferred = true;
-          state.deferred = refusal;
-          scheduler.retryLater(trigger);
-          return { deferred: refusal };
-        }
-        const view = createRepositoryView(index.live.reader(), index.policy());
-        const model = modelFor(config);
-        const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
-        const modelError = model.assist?.lastError();
-        state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
-        state.deferred = null;
-        state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
-        // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
-        await predictions.refresh().catch(logFailure('refreshing predictions failed'));
-        logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
-        return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors };
-      } finally {
-        if (!deferred) scheduler.cycleEnded();
+      ranHere.add(job.jobId);
+      // Jobs queued by other processes are never looked up here: keep only the newest.
+      if (ranHere.size > 1000) ranHere.delete(ranHere.values().next().value as string);
+      // Auto Focus before anything is read: a paused workspace gets no reasoning at all, and
+      // background cycles run only for the selected workspace (an explicit warm request may run
+      // on any workspace that is not paused).
+      const own = options.focus.own();
+      const focusRefusal = own.class === 'paused' || (!payload.force && !options.focus.mayPrepare()) ? `${own.reason} ${own.action}` : null;
+      const config = options.config();
+      // The watcher's live index, or the stored one in a process that does not watch.
+      const source = focusRefusal === null ? await index.jobReader() : undefined;
+      // The `background` preset means idle cycles only, whatever idle_only says.
+      const idle = { ...config.compute, idle_only: config.compute.idle_only || config.compute.preset === 'background' };
+      const sessionOver = payload.force ? null : sessionRefusal(payload.activity ?? lastActivity, Date.now(), config.compute.max_session_minutes);
+      if (focusRefusal === null && sessionOver !== null) {
+        const reason = sessionOver;
+        state.deferred = reason;
+        events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
+        return { deferred: reason };
       }
+      const refusal = focusRefusal ?? (source && 'refusal' in source ? source.refusal : null) ?? (payload.force ? null : await idleRefusal(idle));
+      if (refusal !== null || source === undefined || 'refusal' in source) {
+        const reason = refusal ?? 'the index is not readable';
+        events.emit({ type: 'cycle.deferred', trigger: trigger.kind, reason });
+        state.deferred = reason;
+        // The process that queued it asks again later (ended() above).
+        return { deferred: reason, retry: true };
+      }
+      const view = createRepositoryView(source.reader, index.policy());
+      const model = modelFor(config);
+      const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
+      const modelError = model.assist?.lastError();
+      state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
+      state.deferred = null;
+      state.last_cycle = { id: result.id, trigger: result.trigger, finished_at: new Date().toISOString(), duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed };
+      // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
+      await predictions.refresh().catch(logFailure('refreshing predictions failed'));
+      logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
+      return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors } as CycleJobResult;
     },
     { payload: cyclePayload },
   );
@@ -286,6 +317,9 @@ export function startPreparation(options: {
     },
     status: () => ({ ...state }),
     warm: (paths) => enqueue({ kind: 'warm', ...(paths?.length ? { paths } : {}) }, true),
-    close: () => scheduler.close(),
+    close: () => {
+      waits.abort();
+      scheduler.close();
+    },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { SousConfig } from '@sous/config';
 import type { Logger } from '@sous/logging';
-import { LiveIndex, scopeCoverage, scopeKey, scopePolicyFromConfig, type IndexSignal, type ScopeCoverage, type ScopePolicy } from '@sous/retrieval';
+import { IndexReplica, LiveIndex, scopeCoverage, scopeKey, scopePolicyFromConfig, type ContextResult, type IndexReader, type IndexSignal, type LiveIndexStatus, type QueryOptions, type ScopeCoverage, type ScopePolicy } from '@sous/retrieval';
 import type { Store } from '@sous/store';
 
 /** What `/status` says about the scope. */
@@ -22,7 +22,21 @@ function summary(c: ScopeCoverage): ScopeSummary {
 }
 
 export interface DaemonIndex {
+  /** The watcher's index: started only once this process is the repository's watcher (`promote`). */
   live: LiveIndex;
+  /** Ranks files for a prompt: the live index on the watcher, the stored copy on a standby. */
+  query(prompt: string, options?: QueryOptions): ContextResult;
+  /** The index state: the live index's on the watcher, the stored one on a standby. */
+  status(): LiveIndexStatus;
+  /**
+   * What a preparation job reads, in any process: the live index once ready on the watcher, else the
+   * stored index brought up to date from the store (docs/jobs.md, "Scale-out"); or why it cannot.
+   */
+  jobReader(): Promise<{ reader: IndexReader } | { refusal: string }>;
+  /** Whether this process watches the repository and writes the index (the lease holder). */
+  watching(): boolean;
+  /** This process became the repository's watcher: start watching, catching up and writing. */
+  promote(): void;
   /** Resolves when the first catch-up is done (or failed; the failure is in the status). */
   ready: Promise<void>;
   /** How much of the repository the privacy scope covers (null until first measured); never widens the scope. */
@@ -40,7 +54,11 @@ export interface DaemonIndex {
   stop(): Promise<void>;
 }
 
-export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger; onSignal?: (signal: IndexSignal) => void; mayRead?: () => boolean }): DaemonIndex {
+/**
+ * `standby`: the repository is neither watched nor read until `promote` (another process holds the
+ * lease; `replicaSyncMs` > 0 keeps a stored copy for reads, 0 syncs it only when a job asks).
+ */
+export function startDaemonIndex(options: { root: string; store: Store; workspaceId: string; config: SousConfig; polling: boolean; logger: Logger; onSignal?: (signal: IndexSignal) => void; mayRead?: () => boolean; standby?: { replicaSyncMs: number } }): DaemonIndex {
   const { logger } = options;
   let policy = scopePolicyFromConfig(options.config);
   const live = new LiveIndex({
@@ -63,6 +81,9 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
     );
   // Auto Focus may hold the workspace paused from the start: then nothing is read until resume.
   let began = false;
+  let standby = options.standby !== undefined;
+  const replica = new IndexReplica(live.feed, options.root);
+  if (options.standby && options.standby.replicaSyncMs > 0) void replica.start(options.standby.replicaSyncMs);
   let paused = options.mayRead ? !options.mayRead() : false;
   let pendingRebuild = false;
   let markReady: () => void = () => undefined;
@@ -84,11 +105,31 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
       )
       .finally(markReady);
   };
-  if (!paused) begin();
+  if (standby) logger.info('standby: another process watches this repository; reads come from the stored index');
+  else if (!paused) begin();
   else logger.info('workspace paused (Auto Focus): the repository is not read until it is resumed');
   return {
     live,
     ready,
+    query: (prompt, queryOptions) => (began ? live.query(prompt, queryOptions) : replica.query(prompt, queryOptions)),
+    status: () => (began ? live.status() : replicaStatus(replica)),
+    async jobReader() {
+      if (!standby) {
+        await ready;
+        return { reader: live.reader() };
+      }
+      await replica.sync();
+      const state = replica.status().state;
+      return state === 'ready' ? { reader: replica.reader() } : { refusal: `the stored index is ${state ?? 'not written yet'}; the watcher is still reading the repository` };
+    },
+    watching: () => !standby,
+    promote() {
+      if (!standby) return;
+      standby = false;
+      replica.stop();
+      logger.info('this process now watches the repository');
+      if (!paused) begin();
+    },
     scope: () => scope,
     policy: () => policy,
     paused: () => paused,
@@ -100,7 +141,7 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
         pendingRebuild = began;
         return;
       }
-      void measure(next);
+      if (!standby) void measure(next);
       logger.info('privacy settings changed; re-reading the repository under the new scope');
       void ready.then(() => live.rebuild(next)).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'index rebuild failed'));
     },
@@ -114,13 +155,34 @@ export function startDaemonIndex(options: { root: string; store: Store; workspac
       if (!paused) return;
       paused = false;
       logger.info('workspace resumed (Auto Focus): catching up with the repository');
-      if (!began) return begin();
+      if (!began) return standby ? undefined : begin();
       await live.resume();
       if (pendingRebuild) {
         pendingRebuild = false;
         await live.rebuild(policy);
       }
     },
-    stop: () => live.stop(),
+    stop: () => {
+      replica.stop();
+      return live.stop();
+    },
+  };
+}
+
+/** A standby's index state, in the live index's shape (nothing is watched or read here). */
+function replicaStatus(replica: IndexReplica): LiveIndexStatus {
+  const r = replica.status();
+  return {
+    state: r.state ?? 'indexing',
+    files_indexed: r.files_indexed,
+    generation: r.generation,
+    head: r.head,
+    watch: 'off',
+    updated_at: r.synced_at,
+    reads: 0,
+    suspended: false,
+    progress: null,
+    error: r.sync_error ?? r.error,
+    unsaved: null,
   };
 }

@@ -6,7 +6,7 @@ import { CancelledRecords, bullTypesFor, stopReason, toJobInfo } from './bullmq-
 import { RedisLink } from './redis-link';
 import { HandlerRegistry } from './registry';
 import { startRun, type JobRun } from './run';
-import { JobListeners, clampLimit, newJobId, settledWithin } from './support';
+import { JobListeners, clampLimit, newJobId, runnerIdentity, settledWithin } from './support';
 import { JOB_STATES, type CloseOptions, type JobHandler, type JobInfo, type JobQueue, type JobQueueHealth, type ListOptions, type RegisterOptions } from './types';
 
 /** Settings of the BullMQ queue (resolved defaults, see JobQueueOptions). */
@@ -172,6 +172,7 @@ export class BullmqJobQueue implements JobQueue {
         prefix: PREFIX,
         concurrency: this.settings.concurrency,
         autorun: false,
+        name: runnerIdentity(),
         // A job that stalls (its process died) is failed, not run again: cycles are re-triggered by signals.
         maxStalledCount: 0,
       },
@@ -247,7 +248,7 @@ export class BullmqJobQueue implements JobQueue {
     if (this.earlyCancels.delete(id)) run.stop('cancelled', 'cancelled while running');
     // BullMQ aborts this signal on worker.cancelJob() or a forced close.
     signal?.addEventListener('abort', () => run.stop('cancelled', 'cancelled by the worker'), { once: true });
-    this.listeners.emit(toJobInfo(job, 'active') as JobInfo);
+    this.listeners.emit({ ...(toJobInfo(job, 'active') as JobInfo), runner: job.processedBy ?? runnerIdentity() });
     const outcome = await run.done;
     if (outcome.state === 'completed') return outcome.result;
     throw new Error(outcome.state === 'failed' ? outcome.error : stopReason(outcome.state, outcome.error));

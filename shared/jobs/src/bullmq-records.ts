@@ -89,6 +89,9 @@ export function toJobInfo(job: Job, bullState: string): JobInfo | undefined {
     info.state = state;
     info.error = failure.error;
   }
+  // BullMQ stamps the worker's name (runnerIdentity) on the job when a worker takes it. A stalled job is
+  // handed to a live worker only to be failed, which stamps that worker: the process that ran it is unknown.
+  if (state !== 'queued' && job.processedBy && info.error !== INTERRUPTED_ERROR) info.runner = job.processedBy;
   if (state === 'completed' && job.returnvalue !== undefined && job.returnvalue !== null) info.result = job.returnvalue;
   if (typeof job.progress === 'number') info.progress = job.progress;
   return info;

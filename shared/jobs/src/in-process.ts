@@ -2,7 +2,7 @@ import { CANCEL_SETTLE_MS, DEFAULT_GRACE_MS, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT 
 import { JobError } from './errors';
 import { HandlerRegistry } from './registry';
 import { startRun, type JobRun } from './run';
-import { JobListeners, clampLimit, newJobId, settledWithin } from './support';
+import { JobListeners, clampLimit, newJobId, runnerIdentity, settledWithin } from './support';
 import type { CloseOptions, JobHandler, JobInfo, JobQueue, JobQueueHealth, ListOptions, RegisterOptions } from './types';
 
 /** Settings of the in-process queue (resolved defaults, see JobQueueOptions). */
@@ -131,6 +131,7 @@ export class InProcessJobQueue implements JobQueue {
     const handler = this.registry.handler(info.name);
     info.state = 'running';
     info.startedAt = new Date().toISOString();
+    info.runner = runnerIdentity();
     if (!handler) {
       // Unreachable through enqueue (names are checked there); kept so a bad entry cannot wedge the queue.
       this.finish(info, { state: 'failed', error: `no handler registered for job '${info.name}'` });

@@ -24,7 +24,7 @@ export interface JobRecords {
  *   fails a job whose worker died once its lock expires (stalled), which is then recorded.
  * Returns the records it changed. Throws what `queue.get` throws (an unreachable Redis).
  */
-export async function settleLeftoverJobs(records: JobRecords, queue: JobQueue, now: Date = new Date()): Promise<JobInfo[]> {
+export async function settleLeftoverJobs(records: JobRecords, queue: Pick<JobQueue, 'get'>, now: Date = new Date()): Promise<JobInfo[]> {
   const settled: JobInfo[] = [];
   for (const record of await records.unfinished()) {
     const live = await queue.get(record.id);

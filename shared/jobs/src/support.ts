@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { JobInfo } from './types';
 
 /** A set of onJob listeners. A throwing listener is reported, never allowed to break the queue. */
@@ -23,6 +24,11 @@ export class JobListeners {
       }
     }
   }
+}
+
+/** This process as a job runner, `hostname:pid`: recorded on every job it runs (JobInfo.runner). */
+export function runnerIdentity(): string {
+  return `${hostname()}:${process.pid}`;
 }
 
 let sequence = 0;

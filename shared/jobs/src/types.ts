@@ -29,6 +29,8 @@ export interface JobInfo {
   progress?: number;
   /** What the handler resolved with (completed jobs only; must be JSON-serialisable for BullMQ). */
   result?: unknown;
+  /** Which process ran it, `hostname:pid` (running and finished jobs; absent for a job interrupted by its process dying). */
+  runner?: string;
 }
 
 /** Handed to a running handler. */

@@ -2,7 +2,7 @@
  * One contract, two backends: every case runs against the in-process queue and BullMQ on real Redis.
  */
 import Joi from 'joi';
-import { createJobQueue, JobError, type JobInfo, type JobQueue, type JobQueueOptions } from '@sous/jobs';
+import { createJobQueue, JobError, runnerIdentity, whenFinished, type JobInfo, type JobQueue, type JobQueueOptions } from '@sous/jobs';
 import { redisUrl, uniqueName } from '../../../test/support/services';
 import { aborted, deleteQueueKeys, gate, jobInState, until, type Gate } from './helpers';
 
@@ -83,6 +83,18 @@ describe.each(backends)('job queue contract: $label', (backend) => {
     expect(done?.startedAt).toBeDefined();
     expect(done?.finishedAt).toBeDefined();
     expect(done?.error).toBeUndefined();
+  });
+
+  test('a job records the process that ran it, and whenFinished resolves with its final info', async () => {
+    const queue = await makeQueue();
+    const queued = await queue.enqueue('add', { a: 1, b: 2 });
+    expect(queued.runner).toBeUndefined();
+    const finished = whenFinished(queue, queued.id, { pollMs: 50 });
+    await queue.start();
+    const done = await finished;
+    expect(done).toMatchObject({ id: queued.id, state: 'completed', result: { sum: 3 }, runner: runnerIdentity() });
+    expect((await queue.get(queued.id))?.runner).toBe(runnerIdentity());
+    expect(await whenFinished(queue, 'job_unknown', { pollMs: 50 })).toBeUndefined();
   });
 
   test('a failing job is recorded with its error and the next job still runs', async () => {

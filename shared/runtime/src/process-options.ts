@@ -20,6 +20,13 @@ export interface ProcessOptions {
   redisUrl?: string;
   /** BullMQ queue name. Env SOUS_QUEUE_NAME; default derived from the workspace path, so daemons of several repositories can share one Redis. */
   queueName?: string;
+  /**
+   * Lease time in ms of the repository's watcher lease (server topology: one watcher per repository,
+   * taken over within this when it dies). Env SOUS_LEASE_MS; default 15000, at least 1000.
+   */
+  leaseMs: number;
+  /** Jobs one process runs at once. Env SOUS_WORKER_CONCURRENCY; default 1. */
+  workerConcurrency: number;
   /** pino level. Env LOG_LEVEL; default info. */
   logLevel: string;
   /** Watch files by polling instead of native events. Env SOUS_WATCH_POLLING=1 (for file systems without events). */
@@ -27,6 +34,9 @@ export interface ProcessOptions {
   /** Boolean flags the process declared (e.g. `--context-only`). */
   switches: string[];
 }
+
+/** Default of SOUS_LEASE_MS (the same as @sous/jobs' DEFAULT_LEASE_MS). */
+export const DEFAULT_LEASE_MS = 15_000;
 
 const schema = Joi.object({
   path: Joi.string().required(),
@@ -38,6 +48,8 @@ const schema = Joi.object({
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   queueName: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,100}$/),
   watchPolling: Joi.boolean().required(),
+  leaseMs: Joi.number().integer().min(1000).max(3_600_000).required().label('SOUS_LEASE_MS'),
+  workerConcurrency: Joi.number().integer().min(1).max(64).required().label('SOUS_WORKER_CONCURRENCY'),
   logLevel: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').required(),
 });
 
@@ -73,6 +85,8 @@ export function parseProcessOptions(argv: string[], env: NodeJS.ProcessEnv, defa
     queueName: env.SOUS_QUEUE_NAME || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     watchPolling: env.SOUS_WATCH_POLLING === '1',
+    leaseMs: env.SOUS_LEASE_MS ? Number(env.SOUS_LEASE_MS) : DEFAULT_LEASE_MS,
+    workerConcurrency: env.SOUS_WORKER_CONCURRENCY ? Number(env.SOUS_WORKER_CONCURRENCY) : 1,
   };
   const { error, value } = schema.validate(raw, { stripUnknown: true });
   if (error) throw new Error(`invalid daemon option: ${error.details[0]?.message.replace(/"/g, '') ?? error.message}`);

@@ -348,6 +348,14 @@ describe.each(factories)('store contract ($name)', (factory) => {
     expect(failedIds).not.toContain(`${id}_2`);
     expect((await store.jobs.listRecent({ limit: 1 })).map((j) => j.id)).toEqual([`${id}_2`]);
 
+    // Several processes write one job's states: a late `queued` or `running` never replaces a later state.
+    const late = await store.jobs.upsert({ id, name: 'prepare-cycle', state: 'queued', payload: { workspace: 'w1', depth: 2 }, createdAt });
+    expect(late).toMatchObject({ state: 'failed', error: 'model backend unavailable' });
+    const racing = `${id}_race`;
+    await store.jobs.upsert({ id: racing, name: 'n', state: 'running', payload: null, createdAt, startedAt: createdAt });
+    expect(await store.jobs.upsert({ id: racing, name: 'n', state: 'queued', payload: null, createdAt })).toMatchObject({ state: 'running' });
+    expect(await store.jobs.upsert({ id: racing, name: 'n', state: 'completed', payload: null, createdAt, result: 1 })).toMatchObject({ state: 'completed', result: 1 });
+
     const badState = await refusal(store.jobs.upsert({ id: `${id}_3`, name: 'n', state: 'paused' as 'queued', payload: null, createdAt }));
     expect(badState.details.constraint).toBe('jobs_state_check');
     const badTime = await refusal(store.jobs.upsert({ id: `${id}_4`, name: 'n', state: 'queued', payload: null, createdAt: 'yesterday' }));

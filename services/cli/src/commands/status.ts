@@ -19,6 +19,8 @@ interface StatusBody {
   config: { path: string; last_error?: string };
   store: { kind: string; ok: boolean; latency_ms: number; detail?: string };
   queue: { kind: string; ok: boolean; detail?: string };
+  /** Absent from daemons older than scale-out. */
+  role?: { role: string; since: string; lease: { key: string; ttl_ms: number } | null; lost: string | null };
   policy: { bundle: string };
   backend: { base_url: string; model: string; reachable: boolean | null; model_present: boolean | null; error?: string };
   watch: { mode: string; reason?: string };
@@ -94,6 +96,7 @@ export function registerStatusCommands(program: Command): void {
           ['policy bundle', s.policy.bundle],
           ['store', `${s.store.kind} ${s.store.ok ? 'ok' : 'failing'} (${s.store.latency_ms} ms)${s.store.detail ? `: ${s.store.detail}` : ''}`],
           ['queue', `${s.queue.kind} ${s.queue.ok ? 'ok' : 'failing'}${s.queue.detail ? `: ${s.queue.detail}` : ''}`],
+          ...(s.role ? [['role', roleLine(s.role)] as [string, string]] : []),
           ['model backend', `${s.backend.base_url} ${backend}`],
           ['file watching', s.watch.mode === 'polling' ? `polling (${s.watch.reason ?? 'watch limit exhausted'})` : 'native'],
           ...indexRows(s, allowedPaths(paths.config)),
@@ -163,4 +166,11 @@ export function registerStatusCommands(program: Command): void {
         ]);
       }),
     );
+}
+
+/** `watcher` or `standby`, with the lease when there is one (docs/jobs.md, "Scale-out"). */
+function roleLine(r: NonNullable<StatusBody['role']>): string {
+  if (r.lease === null) return `${r.role} (the only daemon of this workspace)`;
+  const what = r.role === 'watcher' ? 'watches the repository' : 'another daemon watches; runs shared jobs';
+  return `${r.role} since ${r.since}: ${what} (lease ${r.lease.key}, ${r.lease.ttl_ms} ms)${r.lost ? `; lost the lease: ${r.lost}` : ''}`;
 }

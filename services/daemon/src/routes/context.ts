@@ -16,9 +16,9 @@ const changesQuery = Joi.object({
  */
 export function indexRoutes(app: Express, ctx: DaemonContext): void {
   contextRoutes(app, {
-    query: (prompt, options) => ctx.index.live.query(prompt, options),
+    query: (prompt, options) => ctx.index.query(prompt, options),
     status: () => {
-      const s = ctx.index.live.status();
+      const s = ctx.index.status();
       return { state: s.state, files_indexed: s.files_indexed, generation: s.generation, error: s.error };
     },
     policy: () => ctx.index.policy(),

@@ -15,7 +15,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
     const [store, queue] = await Promise.all([ctx.store.health(), ctx.queue.health()]);
     const config = ctx.config();
     const backend = ctx.backend.latest();
-    const index = ctx.index.live.status();
+    const index = ctx.index.status();
     queueFailingSince = queue.ok ? null : (queueFailingSince ?? new Date().toISOString());
     const reasons: DegradedReason[] = [];
     const outage = ctx.store.outage();
@@ -34,6 +34,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
       started_at: ctx.startedAt.toISOString(),
       host: ctx.options.host,
       port: ctx.boundPort(),
+      role: ctx.role(),
       workspace: { id: ctx.workspaceId, root: ctx.paths.root, state_dir: ctx.paths.dir },
       config: { path: ctx.paths.config, loaded_at: ctx.configState().loadedAt, ...(ctx.configState().lastError ? { last_error: ctx.configState().lastError } : {}) },
       store: { kind: ctx.store.kind, ok: store.ok, latency_ms: store.latencyMs, ...(store.detail ? { detail: store.detail } : {}) },

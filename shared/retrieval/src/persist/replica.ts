@@ -2,7 +2,7 @@
  * A read-only copy of the stored index in another process (context API, proxy): it applies the
  * daemon's stored changes and answers queries from memory, never reading the repository.
  */
-import { RepositoryIndex, type ContextResult, type QueryOptions } from '../indexer';
+import { RepositoryIndex, type ContextResult, type IndexReader, type QueryOptions } from '../indexer';
 import { createScopePolicy } from '../scope';
 import type { IndexFeed, StoredChanges } from './feed';
 
@@ -65,6 +65,11 @@ export class IndexReplica {
 
   query(prompt: string, options: QueryOptions = {}): ContextResult {
     return this.index.query(prompt, options);
+  }
+
+  /** Read access to the copy as of the last sync (a preparation job in a process that does not watch). */
+  reader(): IndexReader {
+    return this.index;
   }
 
   status(): ReplicaStatus {

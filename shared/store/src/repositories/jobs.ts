@@ -1,4 +1,4 @@
-import { desc, eq, inArray, sql } from 'drizzle-orm';
+import { desc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { StoreDb } from '../db';
 import { clampLimit } from '../defaults';
 import { StoreError } from '../errors';
@@ -21,12 +21,19 @@ export interface JobStateRecord {
 
 /** The mirrored job history. */
 export interface JobRepository {
-  /** Inserts or replaces the job's last known state (created_at is kept from the first write). */
+  /**
+   * Inserts or replaces the job's last known state (created_at is kept from the first write). A state
+   * never goes back (queued < running < final): with several processes the enqueuer's `queued` may
+   * land after the runner's `running` or final write, and is then ignored.
+   */
   upsert(record: JobStateRecord): Promise<JobRow>;
   get(id: string): Promise<JobRow | undefined>;
   /** Newest jobs first. Default limit 50, at most 500. */
   listRecent(options?: { states?: JobRecordState[]; limit?: number }): Promise<JobRow[]>;
 }
+
+/** Where a state is in a job's life: 0 queued, 1 running, 2 any final state. */
+const STATE_RANK = (column: SQLWrapper): SQL => sql`(case ${column} when 'queued' then 0 when 'running' then 1 else 2 end)`;
 
 function toDate(value: string | Date, field: string, id: string): Date {
   const date = value instanceof Date ? value : new Date(value);
@@ -60,9 +67,11 @@ export function createJobRepository(db: StoreDb): JobRepository {
         const [row] = await db
           .insert(jobs)
           .values(values)
-          .onConflictDoUpdate({ target: jobs.id, set: { ...changes, updatedAt: sql`now()` } })
+          .onConflictDoUpdate({ target: jobs.id, set: { ...changes, updatedAt: sql`now()` }, setWhere: sql`${STATE_RANK(sql.raw('excluded.state'))} >= ${STATE_RANK(jobs.state)}` })
           .returning();
-        return row!;
+        if (row) return row;
+        const [kept] = await db.select().from(jobs).where(eq(jobs.id, record.id));
+        return kept!;
       }),
     get: (id) =>
       attempt('reading the job', async () => {
