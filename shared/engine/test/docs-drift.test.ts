@@ -8,6 +8,7 @@ import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
 import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
+import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { buildRemovalIndex } from '../src/view/history-index';
 import type { Frontier } from '../src/detectors/types';
@@ -96,6 +97,47 @@ describe('extractMentions', () => {
     ].join('\n');
     // `key.pem` is a file name, not a dotted config key (its Python-path reading is kept only for the repository's own packages).
     expect(extractMentions('CONTRIBUTING.md', doc).filter((m) => m.kind !== 'module_path').map((m) => `${m.line}:${m.value}`)).toEqual(['1:--check', '1:--emit', '4:--fast', '5:--workers']);
+  });
+
+  it("keeps a command line's flags only for the project's own commands, once its manifests name them", () => {
+    const doc = [
+      '```sh', // 1
+      'rg --column --line-number | fzf --height 40%', // 2
+      '```', // 3
+      'Pass `--exact` to narrow it; run `emerge --sync` first.', // 4
+      '$ ./target/release/fzf --tac', // 5
+      'Or `hatch env create --verbose`.', // 6
+    ].join('\n');
+    const flags = (programs?: ReadonlySet<string>) => extractMentions('README.md', doc, programs).filter((m) => m.kind === 'flag').map((m) => `${m.line}:${m.value}`);
+    // ripgrep's flags in fzf's README, Gentoo's in an install line: not fzf's. Prose and fzf's own command lines are.
+    expect(flags(new Set(['fzf']))).toEqual(['2:--height', '4:--exact', '5:--tac']);
+    // A project whose own command is also a well-known tool keeps its flags.
+    expect(flags(new Set(['hatch']))).toContain('6:--verbose');
+    // No manifest read: nothing is known to be the project's, so only well-known tools are set apart.
+    expect(flags()).toEqual(['2:--column', '2:--line-number', '2:--height', '4:--exact', '4:--sync', '5:--tac']);
+  });
+
+  it("gives a help text's flags to the command its example ran at a `$ ` prompt", () => {
+    const doc = ['```console', '$ cobra-cli help', 'Flags:', '  -a, --author string   author name', '      --viper           use Viper', '$ cobra build --tags x', '  --race', '```'].join('\n');
+    expect(extractMentions('docs/guide.md', doc, new Set(['cobra'])).map((m) => `${m.line}:${m.value}`)).toEqual(['6:--tags', '7:--race']);
+  });
+
+  it("never takes the shell's or a language runtime's variables for the project's (`PS1`, `RUST_BACKTRACE`)", () => {
+    const doc = 'Set `$PS1` and `PROMPT_COMMAND`; debug with `RUST_BACKTRACE=1 just test`, or set `JUST_LOG`.\n';
+    expect(extractMentions('README.md', doc).filter((m) => m.kind === 'env').map((m) => m.value)).toEqual(['JUST_LOG']);
+  });
+
+  it("reads the project's commands from its manifests: package bins, Cargo binaries, Go modules and cmd folders, Python scripts; not a fixture's", () => {
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({ name: '@webpack/webpack-cli', bin: { wp: 'bin/wp.js' } }),
+      'crates/core/Cargo.toml': '[package]\nname = "ripgrep"\n\n[[bin]]\nname = "rg"\npath = "src/main.rs"\n',
+      'go.mod': 'module github.com/caddyserver/caddy/v2\n\ngo 1.22\n',
+      'cmd/task/main.go': 'package main\n',
+      'pyproject.toml': '[project]\nname = "hatch"\n\n[project.scripts]\nhatchling = "hatchling.cli:main"\n',
+      'tests/fixtures/app/package.json': JSON.stringify({ name: 'fixture-app', bin: 'x.js' }),
+    };
+    const programs = projectPrograms({ paths: () => Object.keys(files), text: (p) => files[p] });
+    expect([...programs].sort()).toEqual(['caddy', 'hatch', 'hatchling', 'rg', 'ripgrep', 'task', 'webpack', 'webpack-cli', 'wp']);
   });
 
   it('skips sections that record history, in markdown and reStructuredText (where ~~~~ underlines a title)', () => {
@@ -404,6 +446,41 @@ describe('docsDriftDetector', () => {
       { message: 'ci', files: { '.github/workflows/ci.yml': 'steps:\n  - run: npx tool --legacy-peer\n', 'src/index.ts': INDEX_V1, 'src/config.ts': CONFIG_V1 } },
       { message: 'docs', files: { 'docs/ci.md': 'CI runs `tool --legacy-peer`.\n' } },
       { message: 'Simpler CI', files: { '.github/workflows/ci.yml': 'steps:\n  - run: npx tool\n' } },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it("leaves alone a flag the doc's own example program declares, but notes the project's removed flag beside it", async () => {
+    const cli = "program.option('--dry-run', 'print only');\nprogram.option('--author <name>', 'who');\nexport const main = (): number => 1;\n";
+    const guide = ['```go', 'rootCmd.PersistentFlags().StringVar(&author, "author", "", "author name")', '```', '', 'The `--author` flag sets it; `--dry-run` prints only.', ''].join('\n');
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': cli } },
+      { message: 'guide', files: { 'docs/guide.md': guide } },
+      { message: 'Drop two options', files: { 'src/cli.ts': 'export const main = (): number => 1;\n' } },
+    ]);
+    expect((await detect(dir)).candidates.flatMap(named)).toEqual(['docs_drift.removed_flag docs/guide.md|flag|--dry-run']);
+  });
+
+  it('never takes a man page, an AsciiDoc copy of the README, a template or a CI script dropping a word for the code removing it; nor examines docs inside templates', async () => {
+    const dir = repoWith([
+      {
+        message: 'start',
+        files: {
+          'src/index.ts': INDEX_V1,
+          'src/config.ts': CONFIG_V1,
+          'man/man1/tool.1': '.TP\n\\fB--tac\\fR\nReverse.\n',
+          'README.adoc': 'Run `tool --sync`. Set WORLD_NAME.\n',
+          'src/tool/template/files.py': 'ARGS = "--cov-config"\n',
+          'ci/install.sh': 'nix-env --install tool\n',
+          'templates/fish.txt': 'function f --on-event fish_prompt\nend\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/usage.md': 'Use `--tac`, `--sync`, `--cov-config` and `--install`; set `WORLD_NAME`.\n' } },
+      {
+        message: 'Drop the old copies',
+        files: { 'man/man1/tool.1': null, 'README.adoc': null, 'src/tool/template/files.py': 'ARGS = ""\n', 'ci/install.sh': 'echo\n', 'src/init.ts': 'export const x = 1;\n' },
+      },
+      { message: 'fish template', files: { 'templates/fish.txt': 'Use `--on-event`.\n' } },
     ]);
     expect((await detect(dir, true)).candidates).toEqual([]);
   });

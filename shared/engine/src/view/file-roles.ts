@@ -7,6 +7,12 @@ import * as path from 'node:path';
 const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', '__test__']);
 const TEST_NAMES = [/\.(test|spec)\.[^.]+$/, /_test\.go$/, /^test_.*\.py$/, /_test\.py$/, /Tests?\.(java|kt)$/, /_spec\.rb$/, /^conftest\.py$/];
 const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapshots?|__snapshots__|__mocks__|examples?|demos?|samples?|playground|benches|benchmarks?|e2e)$/i;
+/**
+ * Folders of text the project generates or runs but does not ship as its interface: templates of
+ * generated projects (`src/hatch/template/`), CI scripts and workflows (a flag dropped from
+ * `ci/install.sh` is the installer's).
+ */
+const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitlab|\.buildkite)$/i;
 
 /** Whether `path` is a test file: in a test folder, or named like one (`*.test.ts`, `*_test.go`, `test_*.py`, `*Test.java`). */
 export function isTestPath(file: string): boolean {
@@ -18,10 +24,15 @@ export function isTestPath(file: string): boolean {
 
 /**
  * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example or a
- * benchmark: what those drop (a snapshot of another tool's help, an example's use of a dependency)
- * was never the project's.
+ * benchmark, a template or CI: what those drop (a snapshot of another tool's help, an example's use
+ * of a dependency, a CI script's installer flag) was never the project's.
  */
 export function isProjectSource(file: string): boolean {
   if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file)) return false;
-  return !file.split('/').slice(0, -1).some((s) => FIXTURE_FOLDERS.test(s));
+  return !file.split('/').slice(0, -1).some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s));
+}
+
+/** Whether a doc at `file` is one the project's users read: not a test's or a template's text. */
+export function isUserDoc(file: string): boolean {
+  return !isTestPath(file) && !file.split('/').slice(0, -1).some((s) => NOT_INTERFACE_FOLDERS.test(s) && !s.startsWith('.'));
 }

@@ -69,13 +69,13 @@ export const REMOVAL_WINDOW = 3000;
 const MAX_PATHSPECS = 160;
 
 /**
- * Files whose diffs cannot take a code name away: docs (a doc's own edits are not the code's),
+ * Files whose diffs cannot take a code name away: docs, man pages included (a doc's own edits are not the code's),
  * images, media, fonts, archives, compiled output and lock files. Their lines are not read, so a
  * commit that only edited them never takes a removing commit's place. (Filtered here, not by git
  * pathspecs: git matches every pathspec against every path of every commit, many times slower.)
  */
 const NOT_CODE_FILE =
-  /\.(?:md|mdx|markdown|rst|txt|png|jpe?g|gif|bmp|ico|icns|webp|tiff?|psd|svg|mp4|mov|webm|avi|mkv|mp3|wav|ogg|flac|woff2?|ttf|otf|eot|pdf|zip|t?gz|bz2|xz|7z|tar|jar|war|whl|egg|exe|dll|so|dylib|a|o|obj|bin|class|pyc|wasm|lock|snap)$|(?:^|\/)(?:package-lock\.json|pnpm-lock\.yaml|go\.sum)$/i;
+  /\.(?:md|mdx|markdown|rst|txt|adoc|asciidoc|asc|texi|pod|org|[1-9]|png|jpe?g|gif|bmp|ico|icns|webp|tiff?|psd|svg|mp4|mov|webm|avi|mkv|mp3|wav|ogg|flac|woff2?|ttf|otf|eot|pdf|zip|t?gz|bz2|xz|7z|tar|jar|war|whl|egg|exe|dll|so|dylib|a|o|obj|bin|class|pyc|wasm|lock|snap)$|(?:^|\/)(?:package-lock\.json|pnpm-lock\.yaml|go\.sum)$/i;
 
 /** Common source, script and config file types (the narrow search always includes them). */
 const SOURCE_TYPES = 'py pyi js cjs mjs jsx ts cts mts tsx go rs rb java kt c h cc cpp hpp cs swift php sh bash zsh fish ps1 toml yaml yml json ini cfg';

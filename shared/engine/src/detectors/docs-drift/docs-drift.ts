@@ -11,12 +11,14 @@
  * of work, and the feed stays small.
  */
 import * as path from 'node:path';
+import { isUserDoc } from '../../view/file-roles';
 import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { exampleLines, extractMentions, isDocFile, isHistoryDoc, olderVersionDocs, type Mention, type MentionKind } from './mentions';
-import { exampleDeclares, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
+import { projectPrograms } from './programs';
+import { exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
  * Docs examined per cycle at most, those on the frontier first. Sites translated into many languages
@@ -33,21 +35,24 @@ export const docsDriftDetector: Detector = {
     const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
-      .filter((p) => isDocFile(p, view.file(p)?.language) && !isHistoryDoc(p) && !older(p))
+      .filter((p) => isDocFile(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p))
       .sort((a, b) => frontier.priority(b) - frontier.priority(a) || (a < b ? -1 : 1))
       // Every doc may mention what a change removed, not only docs on the frontier; those come first.
       .slice(0, MAX_DOCS);
     // The mentions first: the code is then scanned once for just those words, not kept whole in memory.
     const mentions = new Map<string, MentionGroup[]>();
+    // A flag in a command line is the command's: the project's own commands are known from its manifests.
+    const programs = projectPrograms(view);
     const needles = new Set<string>();
     const flagNeedles = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0')) continue;
-      // A name the doc's own example declares (`is_offer: bool` in its code block) is the example's.
+      // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
+      // in its code block) is the example's.
       const examples = exampleLines(doc, text);
-      const groups = groupMentions(extractMentions(doc, text));
-      mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => g.kind !== 'identifier' || !exampleDeclares(examples, g.value)));
+      const groups = groupMentions(extractMentions(doc, text, programs));
+      mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
     const repo = repoFacts(view, needles, flagNeedles);
     for (const [doc, groups] of mentions) {

@@ -315,6 +315,17 @@ export function exampleDeclares(lines: readonly string[], name: string): boolean
   return lines.some((l) => keyword?.test(l) === true || goMethod?.test(l) === true || typedField.test(l));
 }
 
+/**
+ * Whether a doc's own example code declares the flag `--name`: a call given it as a string
+ * (`StringVar(&author, "author", …)`, `add_argument('--author')`, `.option("-a, --author <name>")`).
+ * Then the doc's prose about `--name` is about its example program, not the project's CLI.
+ */
+export function exampleDeclaresFlag(lines: readonly string[], flag: string): boolean {
+  const name = escapeRegExp(flag.replace(/^--/, ''));
+  const declared = new RegExp(`\\(\\s*(?:[^()]*,\\s*)?["'\`](?:-\\w,\\s*)?(?:--)?${name}(?:[\\s=<\\[][^"'\`]*)?["'\`]`);
+  return lines.some((l) => declared.test(l));
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import { detectLanguage, type Language } from '@sous/retrieval';
+import { commandName } from './programs';
 
 /** `module_path`: a dotted Python path (`pkg.mod.func`); kept only when `pkg` is a package of this repository. */
 export type MentionKind = 'identifier' | 'path' | 'flag' | 'env' | 'config_key' | 'module_path';
@@ -109,26 +110,44 @@ const EXTERNAL_TOOLS: ReadonlySet<string> = new Set(
 const CARGO_BUILTINS: ReadonlySet<string> = new Set('run build test install check add doc publish update bench clean new init metadata tree rustc fix search login'.split(' '));
 
 /**
- * Whether the flag at `column` of `line` is passed to another tool: the command it follows (from the
- * line's start, a backtick, a pipe, `;`, `&&` or `$(`, after a `$ ` prompt, `sudo` and `VAR=value`
- * words) is one of EXTERNAL_TOOLS or a builtin cargo subcommand, and no ` -- ` hands the rest to the
- * program. `python -m tool` and `npx tool` are `tool`'s.
+ * Whether the flag at `column` of `line` is passed to another program. The command it follows starts
+ * at the line's start, a backtick, a pipe, `;`, `&&` or `$(`, after a `$ ` prompt, `sudo` and
+ * `VAR=value` words; `python -m tool`, `npx tool` and `uvx tool` are `tool`'s, and a ` -- ` hands the
+ * rest to the program being run. The flag is another program's when that command is not one of the
+ * project's own (`programs`, from its manifests) and either is a well-known tool (EXTERNAL_TOOLS, a
+ * builtin cargo subcommand), or the line is code (a fenced example, a code span, a `$ ` prompt) and
+ * names some other command: `rg --column` in fzf's README, `emerge --sync` in an install section.
+ * Prose ("pass --exact to…") has no command word, and with no manifest read nothing is known to
+ * be the project's: then only the well-known tools count.
  */
-function externalFlag(line: string, column: number): boolean {
+function foreignFlag(line: string, column: number, inFence: boolean, programs: ReadonlySet<string>, blockCommand = ''): boolean {
   const before = line.slice(0, column);
   const after = (separator: string): number => {
     const at = before.lastIndexOf(separator);
     return at < 0 ? 0 : at + separator.length;
   };
-  const segment = before.slice(Math.max(...['`', '|', ';', '&&', '$('].map(after)));
+  const starts = ['`', '|', ';', '&&', '$('].map(after);
+  const start = Math.max(...starts);
+  const segment = before.slice(start);
   if (/\s--\s/.test(segment)) return false;
-  const words = segment.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  const prompt = /^\s*\$\s+/.test(segment);
+  const words = segment.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== '' && w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
   let [command = '', sub = ''] = words;
   if ((command === 'python' || command === 'python3') && sub === '-m') [command = '', sub = ''] = words.slice(2);
   else if (command === 'npx' || command === 'uvx') [command = '', sub = ''] = words.slice(1);
-  command = command.replace(/^.*\//, '');
-  return EXTERNAL_TOOLS.has(command) || (command === 'cargo' && CARGO_BUILTINS.has(sub));
+  // A line with no command of its own in an example (`  -a, --author string` of a help text) is the
+  // output of the last command its block ran at a `$ ` prompt.
+  if ((command === '' || command.startsWith('-')) && inFence && blockCommand !== '') command = blockCommand;
+  if (command === '' || command.startsWith('-')) return false;
+  const name = commandName(command);
+  if (programs.has(name)) return false;
+  if (EXTERNAL_TOOLS.has(name) || (name === 'cargo' && CARGO_BUILTINS.has(sub))) return true;
+  const code = inFence || prompt || (start > 0 && start === starts[0]);
+  return code && programs.size > 0 && /^[a-z0-9][\w.+-]*$/.test(name);
 }
+
+/** The command a `$ ` prompt line runs (`$ sudo cobra-cli help` → `cobra-cli`). */
+const PROMPT_COMMAND = /^\s*\$\s+(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([^\s|;&]+)/;
 
 /** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
 const MAX_SPAN_CHARS = 200;
@@ -152,7 +171,12 @@ const NOT_NAMES: ReadonlySet<string> = new Set(
  * project, whatever a CI script once did with them.
  */
 const SYSTEM_ENV: ReadonlySet<string> = new Set(
-  'PATH HOME USER SHELL PWD TMPDIR TEMP TMP LANG LC_ALL TERM EDITOR VISUAL PAGER CI PYTHONPATH VIRTUAL_ENV GOPATH GOROOT CARGO_HOME HTTP_PROXY HTTPS_PROXY NO_PROXY'.split(' '),
+  // The shell's, the system's and the language runtimes' own: a doc that names them names no project code.
+  ('PATH HOME USER SHELL PWD OLDPWD TMPDIR TEMP TMP LANG LC_ALL TERM EDITOR VISUAL PAGER CI PS1 PS2 PS4 PROMPT_COMMAND ' +
+    'HISTFILE HISTSIZE IFS SHLVL LOGNAME HOSTNAME DISPLAY COLUMNS LINES TZ NO_COLOR FORCE_COLOR CLICOLOR SSH_AUTH_SOCK ' +
+    'PYTHONPATH PYTHONHOME PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE VIRTUAL_ENV GOPATH GOROOT GOOS GOARCH GOFLAGS CGO_ENABLED ' +
+    'CARGO_HOME RUSTUP_HOME RUST_BACKTRACE RUST_LOG RUSTFLAGS NODE_ENV NODE_OPTIONS NODE_PATH JAVA_HOME LD_LIBRARY_PATH ' +
+    'DYLD_LIBRARY_PATH MANPATH XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME XDG_RUNTIME_DIR HTTP_PROXY HTTPS_PROXY NO_PROXY').split(' '),
 );
 
 /** Extensions a dotted lowercase word ends with when it is a file name (`config.toml`), not a config key. */
@@ -189,7 +213,7 @@ const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
  * from 1.x") is skipped to the next heading of its level or above: it names old code on purpose, as
  * does a line that says so (HISTORY_LINE).
  */
-export function extractMentions(docPath: string, text: string): Mention[] {
+export function extractMentions(docPath: string, text: string, programs: ReadonlySet<string> = new Set()): Mention[] {
   const out: Mention[] = [];
   const seen = new Set<string>();
   const add = (kind: MentionKind, value: string, raw: string, line: number, column: number): void => {
@@ -199,6 +223,7 @@ export function extractMentions(docPath: string, text: string): Mention[] {
     out.push({ kind, value, raw, line, column });
   };
   let fence: string | null = null;
+  let blockCommand = ''; // the command of the example's last `$ ` prompt
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   // reStructuredText: underline levels in order of first use; markdown's setext: `=` is 1, `-` is 2.
   const rst = docPath.toLowerCase().endsWith('.rst');
@@ -211,8 +236,10 @@ export function extractMentions(docPath: string, text: string): Mention[] {
     if (marker !== undefined) {
       if (fence === null) fence = marker;
       else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      blockCommand = '';
       return;
     }
+    if (fence !== null) blockCommand = PROMPT_COMMAND.exec(line)?.[1] ?? blockCommand;
     if (fence === null) {
       const heading = headingAt(lines, index, underlineLevels);
       if (heading !== undefined) {
@@ -238,7 +265,7 @@ export function extractMentions(docPath: string, text: string): Mention[] {
         if (value !== null) add('path', value, target.raw, n, target.column);
       }
     }
-    for (const m of line.matchAll(FLAG)) if (!externalFlag(line, m.index ?? 0)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
+    for (const m of line.matchAll(FLAG)) if (!foreignFlag(line, m.index ?? 0, fence !== null, programs, blockCommand)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
     for (const m of line.matchAll(DOLLAR_ENV)) {
       const name = m[1] ?? '';
       if (name.length >= MIN_NAME_LENGTH) add('env', name, name, n, (m.index ?? 0) + m[0].indexOf(name));

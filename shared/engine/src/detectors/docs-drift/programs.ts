@@ -1,0 +1,120 @@
+/**
+ * The commands a repository ships, from its manifests: package.json `name`/`bin`, Cargo.toml
+ * `[package]`/`[[bin]]` names, pyproject.toml / setup.cfg / setup.py names and console scripts,
+ * go.mod's module and `cmd/<name>` folders. A flag in a doc's command line belongs to the command
+ * that starts it: `rg --column` in fzf's docs is ripgrep's, `emerge --sync` is Gentoo's. Knowing the
+ * project's own commands lets docs drift keep only the flags passed to them.
+ */
+import * as path from 'node:path';
+import { isProjectSource } from '../../view/file-roles';
+
+/** What a manifest reading needs from the repository view. */
+export interface ManifestSource {
+  paths(): string[];
+  text(path: string): string | undefined;
+}
+
+const MANIFESTS = new Set(['package.json', 'Cargo.toml', 'pyproject.toml', 'setup.cfg', 'setup.py', 'go.mod']);
+
+/** Every command name the repository's own manifests declare (lowercase), empty when none could be read. */
+export function projectPrograms(view: ManifestSource): ReadonlySet<string> {
+  const names = new Set<string>();
+  const add = (raw: string | undefined): void => {
+    if (raw === undefined) return;
+    const name = raw.trim().toLowerCase().replace(/^@[^/]+\//, '');
+    if (!/^[a-z0-9][\w.+-]*$/.test(name)) return;
+    names.add(name);
+    // A `<tool>-cli` package usually installs the `<tool>` command (webpack-cli → webpack).
+    const base = /^(.+)-cli$/.exec(name)?.[1];
+    if (base !== undefined) names.add(base);
+  };
+  for (const file of view.paths()) {
+    const segments = file.split('/');
+    const base = segments[segments.length - 1] ?? '';
+    const cmd = segments.indexOf('cmd');
+    // Go's convention: cmd/<name>/main.go builds the `<name>` command.
+    if (cmd >= 0 && cmd === segments.length - 3 && base.endsWith('.go')) add(segments[cmd + 1]);
+    if (!MANIFESTS.has(base) || segments.includes('node_modules') || !isProjectSource(file)) continue;
+    const text = view.text(file);
+    if (text === undefined) continue;
+    for (const name of manifestNames(base, text)) add(name);
+  }
+  return names;
+}
+
+function manifestNames(kind: string, text: string): string[] {
+  switch (kind) {
+    case 'package.json':
+      return packageJsonNames(text);
+    case 'Cargo.toml':
+      return tomlTableNames(text, /^\[(?:package|\[bin\])\]$/);
+    case 'pyproject.toml':
+      return [...tomlTableNames(text, /^\[(?:project|tool\.poetry)\]$/), ...tomlTableKeys(text, /^\[(?:project\.scripts|project\.gui-scripts|tool\.poetry\.scripts)\]$/)];
+    case 'setup.cfg':
+      return [...tomlTableNames(text, /^\[metadata\]$/), ...consoleScripts(text)];
+    case 'setup.py':
+      return [...(text.match(/\bname\s*=\s*["']([\w.-]+)["']/)?.slice(1) ?? []), ...consoleScripts(text)];
+    case 'go.mod': {
+      // `module github.com/caddyserver/caddy/v2` → caddy
+      const module = /^module\s+(\S+)/m.exec(text)?.[1];
+      const parts = (module ?? '').split('/').filter((p) => !/^v\d+$/.test(p));
+      return parts.length > 0 ? [parts[parts.length - 1] as string] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+function packageJsonNames(text: string): string[] {
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (typeof pkg !== 'object' || pkg === null) return [];
+  const { name, bin } = pkg as { name?: unknown; bin?: unknown };
+  const out = typeof name === 'string' ? [name] : [];
+  if (typeof bin === 'object' && bin !== null) out.push(...Object.keys(bin));
+  return out;
+}
+
+/** `name = "…"` inside the tables whose header matches `header`. */
+function tomlTableNames(text: string, header: RegExp): string[] {
+  const out: string[] = [];
+  let inTable = false;
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t.startsWith('[')) inTable = header.test(t);
+    else if (inTable) {
+      const m = /^name\s*[=:]\s*["']?([\w.-]+)/.exec(t);
+      if (m?.[1]) out.push(m[1]);
+    }
+  }
+  return out;
+}
+
+/** The keys of the tables whose header matches `header` (console scripts). */
+function tomlTableKeys(text: string, header: RegExp): string[] {
+  const out: string[] = [];
+  let inTable = false;
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t.startsWith('[')) inTable = header.test(t);
+    else if (inTable) {
+      const m = /^["']?([\w.-]+)["']?\s*=/.exec(t);
+      if (m?.[1]) out.push(m[1]);
+    }
+  }
+  return out;
+}
+
+/** `name = package.module:function` entries (setup.cfg's console_scripts, setup.py's entry_points). */
+function consoleScripts(text: string): string[] {
+  return [...text.matchAll(/["']?([\w.-]+)\s*=\s*[\w.]+:[\w.]+/g)].map((m) => m[1] as string);
+}
+
+/** The command word of a command line, normalised (`./target/release/rg` → `rg`, `fzf.exe` → `fzf`). */
+export function commandName(word: string): string {
+  return path.posix.basename(word.replace(/\\/g, '/')).toLowerCase().replace(/\.(?:exe|cmd|js|py)$/, '');
+}
