@@ -1,5 +1,6 @@
 /**
- * The server topology as processes behind real Caddy over HTTPS, for machines without Docker: the
+ * The server topology behind real Caddy over HTTPS. With a Docker engine, docker-compose.yml itself
+ * through testcontainers (test/support/compose-site.ts). Without one (this project's CI), as processes: the
  * daemon, proxy and context roles start through the image's entry point (deploy/sous-entrypoint,
  * so under their supervisor/watchdog) with the environment `docker-compose config` renders for
  * them, pointed at a PostgreSQL schema and a BullMQ queue of their own, a temporary repository and
@@ -11,6 +12,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { renderCompose, ROOT } from './support/compose';
+import { startComposeSite } from './support/compose-site';
 import { embeddedEnv, freePort, gitSnapshot } from './support/cli';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { serverTopology } from './support/topologies';
@@ -31,6 +33,8 @@ let httpsPort: number;
 let rootCa: Buffer;
 const ports = {} as Record<Role, number>;
 const procs: ChildProcess[] = [];
+/** Stops the compose project (Docker only). */
+let stopSite: (() => Promise<void>) | undefined;
 
 interface Answer {
   status: number;
@@ -95,17 +99,12 @@ function testCaddyfile(dataDir: string, httpPort: number): string {
   return global + text.replace(site, `${SITE}:${httpsPort} {`).replace('tls {$SOUS_TLS:internal}', 'tls internal');
 }
 
-beforeAll(async () => {
-  scratch = makeTempDir('sous-topology-https-');
-  repo = makeGitRepo();
-  writeFile(repo, 'src/user.ts', 'export function getUserName(id: string): string {\n  return lookup(id).name;\n}\n');
-  writeFile(repo, 'src/report.ts', "import { getUserName } from './user';\nexport const line = (id: string) => `user ${getUserName(id)}`;\n");
-  before = gitSnapshot(repo);
-  fake = await startFakeBackend();
+/**
+ * The three roles as processes through the image's entry point, with the environment compose
+ * renders for them, and real Caddy in front (no Docker engine).
+ */
+async function startProcessSite(config: string, httpPort: number): Promise<void> {
   for (const role of ROLES) ports[role] = await freePort();
-  httpsPort = await freePort();
-  const httpPort = await freePort();
-
   // The environment compose gives each service, with the test's token.
   const compose = renderCompose({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -115,9 +114,6 @@ beforeAll(async () => {
     SOUS_AUTH_TOKENS: `team:${TOKEN}`,
   });
   const topologyEnv = await topology.env();
-  // deploy/config.toml as mounted into every service, with the backend pointed at the fake.
-  const config = fs.readFileSync(path.join(ROOT, 'deploy/config.toml'), 'utf8').replace(/^base_url = .*$/m, `base_url = "${fake.baseUrl}"`);
-  expect(config).toContain(fake.baseUrl);
   for (const role of ROLES) {
     const service = compose.services[role];
     expect(service?.command).toBe(role);
@@ -157,9 +153,33 @@ beforeAll(async () => {
   procs.push(caddy);
   const rootFile = path.join(scratch, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
   rootCa = await until(() => (fs.existsSync(rootFile) ? fs.readFileSync(rootFile) : undefined), 30_000, 100);
+}
+
+beforeAll(async () => {
+  scratch = makeTempDir('sous-topology-https-');
+  repo = makeGitRepo();
+  writeFile(repo, 'src/user.ts', 'export function getUserName(id: string): string {\n  return lookup(id).name;\n}\n');
+  writeFile(repo, 'src/report.ts', "import { getUserName } from './user';\nexport const line = (id: string) => `user ${getUserName(id)}`;\n");
+  before = gitSnapshot(repo);
+  // With a Docker engine (found once per run by test/support/global-services.js) the real images
+  // run under docker-compose.yml; they reach the fake model server through the Docker host.
+  const docker = process.env.SOUS_TEST_DOCKER === '1';
+  fake = await startFakeBackend(docker ? { host: '0.0.0.0' } : {});
+  httpsPort = await freePort();
+  const httpPort = await freePort();
+  const backendUrl = docker ? `http://host.docker.internal:${fake.port}/v1` : fake.baseUrl;
+  // deploy/config.toml as mounted into every service, with the backend pointed at the fake.
+  const config = fs.readFileSync(path.join(ROOT, 'deploy/config.toml'), 'utf8').replace(/^base_url = .*$/m, `base_url = "${backendUrl}"`);
+  expect(config).toContain(backendUrl);
+  if (docker) {
+    const site = await startComposeSite({ repo, config, scratch, tokens: `team:${TOKEN}`, httpPort, httpsPort });
+    rootCa = site.rootCa;
+    stopSite = site.stop;
+  } else await startProcessSite(config, httpPort);
   // Ready when the site answers over TLS with a certificate chaining to that root, and every role answers.
-  for (const probe of ['/status', '/v1/models']) await until(async () => ((await request('GET', probe).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
-}, 240_000);
+  for (const probe of ['/status', '/v1/models']) await until(async () => ((await request('GET', probe).catch(() => undefined))?.status === 200 ? true : undefined), docker ? 300_000 : 60_000, 200);
+  // Building the images takes minutes; the processes' own waits bound the run without Docker.
+}, 20 * 60_000);
 
 afterAll(async () => {
   // All at once, as `docker compose down` stops them: SIGTERM, and SIGKILL after its 10 s default
@@ -174,6 +194,7 @@ afterAll(async () => {
       clearTimeout(late);
     }),
   );
+  await stopSite?.();
   await fake?.close();
   await topology.cleanup();
   rmTempDir(repo);

@@ -52,6 +52,8 @@ export interface FakeBackendOptions {
    * for what a real model learned, so a prompt can be semantically close to code it shares no word with.
    */
   synonyms?: Record<string, string>;
+  /** Address to listen on. Default 127.0.0.1; `0.0.0.0` lets containers reach it through the Docker host. */
+  host?: string;
 }
 
 /** A chat request as the fake backend received it. */
@@ -142,7 +144,7 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
     });
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, options.host ?? '127.0.0.1', () => {
       const port = (server.address() as { port: number }).port;
       fake = {
         baseUrl: `http://127.0.0.1:${port}/v1`,

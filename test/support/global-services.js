@@ -78,7 +78,9 @@ module.exports = async function globalSetup() {
   const docker = () => (probe ??= dockerReachable());
   const pg = await resolve('postgres', ['SOUS_TEST_DATABASE_URL', 'DATABASE_URL'], docker);
   const redis = await resolve('redis', ['SOUS_TEST_REDIS_URL', 'REDIS_URL'], docker);
-  const lines = [];
+  // Suites that can run the real containers (test/topology-https.test.ts) ask for them by this flag.
+  process.env.SOUS_TEST_DOCKER = (await docker()) ? '1' : '0';
+  const lines = [`Docker engine: ${process.env.SOUS_TEST_DOCKER === '1' ? 'reachable' : 'none'}`];
   for (const [kind, r, env] of [['PostgreSQL', pg, 'SOUS_TEST_DATABASE_URL'], ['Redis', redis, 'SOUS_TEST_REDIS_URL']]) {
     // An answering URL goes to the workers; one that does not is passed on too, so the suites that
     // need it fail saying which URL did not answer (services.ts), instead of finding another.
