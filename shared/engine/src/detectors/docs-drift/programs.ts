@@ -1,5 +1,5 @@
 /**
- * The commands a repository ships, from its manifests: package.json `name`/`bin`, Cargo.toml
+ * Whose flag a doc's `--flag` is. The commands a repository ships, from its manifests: package.json `name`/`bin`, Cargo.toml
  * `[package]`/`[[bin]]` names, pyproject.toml / setup.cfg / setup.py names and console scripts,
  * go.mod's module and `cmd/<name>` folders. A flag in a doc's command line belongs to the command
  * that starts it: `rg --column` in fzf's docs is ripgrep's, `emerge --sync` is Gentoo's. Knowing the
@@ -117,4 +117,57 @@ function consoleScripts(text: string): string[] {
 /** The command word of a command line, normalised (`./target/release/rg` → `rg`, `fzf.exe` → `fzf`). */
 export function commandName(word: string): string {
   return path.posix.basename(word.replace(/\\/g, '/')).toLowerCase().replace(/\.(?:exe|cmd|js|py)$/, '');
+}
+
+/**
+ * Tools whose flags are their own, never the project's: `cargo run --bin x`, `mypy --warn-unreachable`,
+ * `git commit --amend`. (Not `cargo fmt` or `cargo clippy`: a plugin subcommand may be the project.)
+ */
+const EXTERNAL_TOOLS: ReadonlySet<string> = new Set(
+  'git npm yarn pip pip3 pipx python python3 mypy ruff flake8 flit pipenv virtualenv hatch pre-commit openssl docker kubectl go rustup rustc brew apt apt-get curl wget node deno make gcc uv twine gh tsc jest nvm conda bash sh'.split(' '),
+);
+const CARGO_BUILTINS: ReadonlySet<string> = new Set('run build test install check add doc publish update bench clean new init metadata tree rustc fix search login'.split(' '));
+
+/**
+ * Whether the flag at `column` of `line` is passed to another program. The command it follows starts
+ * at the line's start, a backtick, a pipe, `;`, `&&` or `$(`, after a `$ ` prompt, `sudo` and
+ * `VAR=value` words; `python -m tool`, `npx tool` and `uvx tool` are `tool`'s, and a ` -- ` hands the
+ * rest to the program being run. The flag is another program's when that command is not one of the
+ * project's own (`programs`, from its manifests) and either is a well-known tool (EXTERNAL_TOOLS, a
+ * builtin cargo subcommand), or the line is code (a fenced example, a code span, a `$ ` prompt) and
+ * names some other command: `rg --column` in fzf's README, `emerge --sync` in an install section.
+ * Prose ("pass --exact to…") has no command word, and with no manifest read nothing is known to
+ * be the project's: then only the well-known tools count.
+ */
+export function foreignFlag(line: string, column: number, inFence: boolean, programs: ReadonlySet<string>, blockCommand = ''): boolean {
+  const before = line.slice(0, column);
+  const after = (separator: string): number => {
+    const at = before.lastIndexOf(separator);
+    return at < 0 ? 0 : at + separator.length;
+  };
+  const starts = ['`', '|', ';', '&&', '$('].map(after);
+  const start = Math.max(...starts);
+  const segment = before.slice(start);
+  if (/\s--\s/.test(segment)) return false;
+  const prompt = /^\s*\$\s+/.test(segment);
+  const words = segment.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== '' && w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  let [command = '', sub = ''] = words;
+  if ((command === 'python' || command === 'python3') && sub === '-m') [command = '', sub = ''] = words.slice(2);
+  else if (command === 'npx' || command === 'uvx') [command = '', sub = ''] = words.slice(1);
+  // A line with no command of its own in an example (`  -a, --author string` of a help text) is the
+  // output of the last command its block ran at a `$ ` prompt.
+  if ((command === '' || command.startsWith('-')) && inFence && blockCommand !== '') command = blockCommand;
+  if (command === '' || command.startsWith('-')) return false;
+  const name = commandName(command);
+  if (programs.has(name)) return false;
+  if (EXTERNAL_TOOLS.has(name) || (name === 'cargo' && CARGO_BUILTINS.has(sub))) return true;
+  const code = inFence || prompt || (start > 0 && start === starts[0]);
+  return code && programs.size > 0 && /^[a-z0-9][\w.+-]*$/.test(name);
+}
+
+const PROMPT_LINE = /^\s*\$\s+(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([^\s|;&]+)/;
+
+/** The command a `$ ` prompt line runs (`$ sudo cobra-cli help` → `cobra-cli`), or undefined. */
+export function promptCommand(line: string): string | undefined {
+  return PROMPT_LINE.exec(line)?.[1];
 }
