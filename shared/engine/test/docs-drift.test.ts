@@ -461,6 +461,45 @@ describe('docsDriftDetector', () => {
     expect((await detect(dir)).candidates.flatMap(named)).toEqual(['docs_drift.removed_flag docs/guide.md|flag|--dry-run']);
   });
 
+  it('finds a flag that moved into an option table (`environment: {`) still there', async () => {
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': "cli.option('--environment <env>', 'runner environment');\nexport const run = (): number => 1;\n" } },
+      { message: 'docs', files: { 'docs/cli.md': 'Pick one with `--environment`.\n' } },
+      { message: 'Options from a table', files: { 'src/cli.ts': 'export const options = {\n  environment: {\n    description: "runner environment",\n  },\n};\nexport const run = (): number => 1;\n' } },
+    ]);
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it("never reads a vendored project's docs, nor takes vendored code, a tool's rc file, a `*.config.js` or the docs site's scripts dropping a word for a removal; never flags `--help`", async () => {
+    const dir = repoWith([
+      {
+        message: 'start',
+        files: {
+          'src/index.ts': INDEX_V1,
+          'src/config.ts': CONFIG_V1,
+          'src/cli.ts': "program.option('--help', 'help');\nexport const x = 1;\n",
+          'vendor/github.com/acme/log/entry.go': 'package log\n\nfunc WithRequestField() {}\n',
+          'vendor/github.com/acme/log/README.md': 'Call `WithRequestField`.\n',
+          '.yaspellerrc': '{ "dictionary": ["Autoprefixer"] }\n',
+          'jest.config.js': 'module.exports = { cacheDirectory: "/tmp/jest" };\n',
+          'docs/api/generate.js': 'export function writeFile(name) { return name; }\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/guide.md': 'See `WithRequestField`, `Autoprefixer`, `cacheDirectory` and `writeFile`; run `tool --help`.\n' } },
+      {
+        message: 'Drop the old parts',
+        files: {
+          'src/cli.ts': 'export const x = 1;\n',
+          'vendor/github.com/acme/log/entry.go': 'package log\n',
+          '.yaspellerrc': '{ "dictionary": [] }\n',
+          'jest.config.js': 'module.exports = {};\n',
+          'docs/api/generate.js': null,
+        },
+      },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
   it('never takes a man page, an AsciiDoc copy of the README, a template or a CI script dropping a word for the code removing it; nor examines docs inside templates', async () => {
     const dir = repoWith([
       {

@@ -13,6 +13,10 @@ const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapsh
  * `ci/install.sh` is the installer's).
  */
 const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitlab|\.buildkite)$/i;
+/** Other projects' code and docs kept in the tree (`vendor/`, `third_party/`, `vendored_parsers/`). */
+const VENDORED_FOLDERS = /^(?:vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules)$/i;
+/** Top-level folders of the documentation site: its build scripts generate pages, not the project. */
+const DOC_SITE_ROOTS = /^(?:docs?|website|documentation)$/i;
 
 /** Whether `path` is a test file: in a test folder, or named like one (`*.test.ts`, `*_test.go`, `test_*.py`, `*Test.java`). */
 export function isTestPath(file: string): boolean {
@@ -24,15 +28,18 @@ export function isTestPath(file: string): boolean {
 
 /**
  * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example or a
- * benchmark, a template or CI: what those drop (a snapshot of another tool's help, an example's use
- * of a dependency, a CI script's installer flag) was never the project's.
+ * benchmark, a template, CI, vendored code or the docs site's own scripts: what those drop (a
+ * snapshot of another tool's help, an example's use of a dependency, a CI script's installer flag,
+ * a vendored library's field) was never the project's.
  */
 export function isProjectSource(file: string): boolean {
   if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file)) return false;
-  return !file.split('/').slice(0, -1).some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s));
+  const folders = file.split('/').slice(0, -1);
+  if (folders.length > 0 && DOC_SITE_ROOTS.test(folders[0] as string)) return false;
+  return !folders.some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s) || VENDORED_FOLDERS.test(s));
 }
 
-/** Whether a doc at `file` is one the project's users read: not a test's or a template's text. */
+/** Whether a doc at `file` is one the project's users read: not a test's, a template's or a vendored project's text. */
 export function isUserDoc(file: string): boolean {
-  return !isTestPath(file) && !file.split('/').slice(0, -1).some((s) => NOT_INTERFACE_FOLDERS.test(s) && !s.startsWith('.'));
+  return !isTestPath(file) && !file.split('/').slice(0, -1).some((s) => (NOT_INTERFACE_FOLDERS.test(s) && !s.startsWith('.')) || VENDORED_FOLDERS.test(s));
 }

@@ -142,6 +142,8 @@ const REFERENCE_LINK = /^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/;
 const RST_LINK = /`[^`<]*<([^>`]+)>`__?/g;
 // Kebab-case and camelCase (`--dry-run`, `--maxThreads`): CLIs written in JS often take the latter.
 const FLAG = /(?<![\w!-])--([a-z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*)(?![\w-])/g;
+/** Flags every option parser makes by itself (clap, argparse, cobra, commander): never removed from a CLI. */
+const PARSER_FLAGS: ReadonlySet<string> = new Set(['help', 'version']);
 const DOLLAR_ENV = /\$\{?([A-Z][A-Z0-9_]*[A-Z0-9])\}?/g;
 const ASSIGNED_ENV = /(?<![\w$.])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=/g;
 const PATH_SHAPE = /^(?:\.{1,2}\/|\/)?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}$/;
@@ -216,7 +218,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
         if (value !== null) add('path', value, target.raw, n, target.column);
       }
     }
-    for (const m of line.matchAll(FLAG)) if (!foreignFlag(line, m.index ?? 0, fence !== null, programs, blockCommand)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
+    for (const m of line.matchAll(FLAG)) if (!PARSER_FLAGS.has(m[1] ?? '') && !foreignFlag(line, m.index ?? 0, fence !== null, programs, blockCommand)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
     for (const m of line.matchAll(DOLLAR_ENV)) {
       const name = m[1] ?? '';
       if (name.length >= MIN_NAME_LENGTH) add('env', name, name, n, (m.index ?? 0) + m[0].indexOf(name));
