@@ -81,28 +81,23 @@ function packageJsonNames(text: string): string[] {
 
 /** `name = "…"` inside the tables whose header matches `header`. */
 function tomlTableNames(text: string, header: RegExp): string[] {
-  const out: string[] = [];
-  let inTable = false;
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (t.startsWith('[')) inTable = header.test(t);
-    else if (inTable) {
-      const m = /^name\s*[=:]\s*["']?([\w.-]+)/.exec(t);
-      if (m?.[1]) out.push(m[1]);
-    }
-  }
-  return out;
+  return tomlTableMatches(text, header, /^name\s*[=:]\s*["']?([\w.-]+)/);
 }
 
 /** The keys of the tables whose header matches `header` (console scripts). */
 function tomlTableKeys(text: string, header: RegExp): string[] {
+  return tomlTableMatches(text, header, /^["']?([\w.-]+)["']?\s*=/);
+}
+
+/** The first group of `entry` on each line inside the tables (or ini sections) whose header matches `header`. */
+function tomlTableMatches(text: string, header: RegExp, entry: RegExp): string[] {
   const out: string[] = [];
   let inTable = false;
   for (const line of text.split('\n')) {
     const t = line.trim();
     if (t.startsWith('[')) inTable = header.test(t);
     else if (inTable) {
-      const m = /^["']?([\w.-]+)["']?\s*=/.exec(t);
+      const m = entry.exec(t);
       if (m?.[1]) out.push(m[1]);
     }
   }
