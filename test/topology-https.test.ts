@@ -176,8 +176,15 @@ beforeAll(async () => {
     rootCa = site.rootCa;
     stopSite = site.stop;
   } else await startProcessSite(config, httpPort);
-  // Ready when the site answers over TLS with a certificate chaining to that root, and every role answers.
-  for (const probe of ['/status', '/v1/models']) await until(async () => ((await request('GET', probe).catch(() => undefined))?.status === 200 ? true : undefined), docker ? 300_000 : 60_000, 200);
+  // Ready when the site answers over TLS with a certificate chaining to that root, and every role
+  // answers through it: the daemon, the proxy, and the context API (a 502 is Caddy finding no one there).
+  const deadline = docker ? 300_000 : 60_000;
+  for (const probe of ['/status', '/v1/models']) await until(async () => ((await request('GET', probe).catch(() => undefined))?.status === 200 ? true : undefined), deadline, 200);
+  const ask = JSON.stringify({ prompt: 'getUserName', top_n: 1 });
+  await until(async () => {
+    const status = (await request('POST', '/v1/context', ask).catch(() => undefined))?.status;
+    return status !== undefined && status < 500 ? true : undefined;
+  }, deadline, 200);
   // Building the images takes minutes; the processes' own waits bound the run without Docker.
 }, 20 * 60_000);
 
