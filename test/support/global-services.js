@@ -73,7 +73,7 @@ async function resolve(kind, envNames, docker) {
   return { url: LOCAL[kind], from: 'local default', ok: await reachable(LOCAL[kind]) };
 }
 
-module.exports = async function globalSetup() {
+async function globalSetup() {
   let probe;
   const docker = () => (probe ??= dockerReachable());
   const pg = await resolve('postgres', ['SOUS_TEST_DATABASE_URL', 'DATABASE_URL'], docker);
@@ -89,3 +89,7 @@ module.exports = async function globalSetup() {
   }
   process.stdout.write(`\ntest services: ${lines.join('; ')}\n`);
 };
+
+module.exports = globalSetup;
+/** Whether a TCP connection to the URL's host and port opens (services.ts asks it too). */
+module.exports.reachable = reachable;

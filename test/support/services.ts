@@ -7,26 +7,13 @@
  * A service that does not answer fails the suite with what to start. It never skips: CI must not
  * turn green because a service was missing.
  */
-import * as net from 'node:net';
 import { redactUrl } from '@sous/protocol';
+// The globalSetup's own check, so both ask the same question the same way.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { reachable } = require('./global-services') as { reachable: (url: string, timeoutMs?: number) => Promise<boolean> };
 
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const LOCAL_REDIS = 'redis://127.0.0.1:6379';
-
-function reachable(url: string, timeoutMs = 1500): Promise<boolean> {
-  const u = new URL(url);
-  const port = Number(u.port || (u.protocol.startsWith('redis') ? 6379 : 5432));
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: u.hostname, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 const resolved = new Map<string, Promise<string>>();
 

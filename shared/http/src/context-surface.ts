@@ -99,8 +99,8 @@ export async function startContextServer(name: string, options: ProcessOptions):
   const paths = processPaths(options);
   const store = options.databaseUrl ? await openStore({ databaseUrl: options.databaseUrl, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }) : undefined;
   try {
-    const headers = serviceHeaders(resolveAccess(process.env, { host: options.host, surface: 'context' }));
-    const replica = new IndexReplica(store === undefined ? daemonFeed(options, headers) : storeFeed(store, paths.root), paths.root);
+    const access = resolveAccess(process.env, { host: options.host, surface: 'context' });
+    const replica = new IndexReplica(store === undefined ? daemonFeed(options, serviceHeaders(access)) : storeFeed(store, paths.root), paths.root);
     await replica.start();
     // Each context request is Sous's own integration at work for the workspace: an Auto Focus signal.
     const integration = new IntegrationReporter(new FocusRegistry(sousHome()), paths.root, name);
@@ -111,6 +111,7 @@ export async function startContextServer(name: string, options: ProcessOptions):
         contextRoutes(app, replicaSource(replica, config), { onRequest: () => integration.note() });
       },
       () => replicaHealth(replica),
+      { access },
     );
     if (replica.status().sync_error !== null) surface.logger.warn({ error: replica.status().sync_error }, 'index not available yet; retrying in the background');
     return {

@@ -41,6 +41,8 @@ export interface SurfaceExtras {
   sendError?: ErrorWriter;
   /** Where tokens and limits are read from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The policy, when the caller already resolved it (the token file is then read once). */
+  access?: AccessPolicy;
 }
 
 /**
@@ -54,9 +56,8 @@ export async function startSurface(
   options: ProcessOptions,
   routes: (app: Express, config: SousConfig, logger: Logger, access: AccessPolicy) => void,
   health: () => SurfaceHealth = () => ({ status: 'ok' }),
-  { bodyLimitBytes, sendError, env = process.env }: SurfaceExtras = {},
+  { bodyLimitBytes, sendError, env = process.env, access = resolveAccess(env, { host: options.host, surface: surfaceKind(name) }) }: SurfaceExtras = {},
 ): Promise<RunningSurface> {
-  const access = resolveAccess(env, { host: options.host, surface: surfaceKind(name) });
   const paths = processPaths(options);
   const config = loadConfig(paths.config);
   const redact = compileRedactPatterns(config.privacy.redact_patterns);
