@@ -40,6 +40,11 @@ function oneLine(stderr: string): string[] {
   return stderr.trim().split('\n');
 }
 
+/** What the first one-shot run on a workspace prints on stderr, and nothing else (docs/errors.md). */
+function firstRun(repo: string): string {
+  return `creating the embedded database in ${path.join(repo, '.sous', 'data')} (first run only, about 15 s)\n`;
+}
+
 describe('sous prepare', () => {
   test('without a daemon: a planted doc drift becomes a ready docs_drift card citing the guide; the repository is untouched', async () => {
     const repo = makeDriftRepo();
@@ -48,7 +53,7 @@ describe('sous prepare', () => {
       const rename = git(repo, ['rev-parse', 'HEAD']).trim();
 
       const res = await sous(['prepare', '--path', repo, '--json']);
-      expect(res.stderr).toBe('');
+      expect(res.stderr).toBe(firstRun(repo));
       expect(res.code).toBe(0);
       expect(res.json).toMatchObject({ workspace: repo, cycle: { answered_by: 'cli' } });
       expect(res.json.cycle.duration_ms).toEqual(expect.any(Number));
@@ -96,7 +101,7 @@ describe('sous prepare', () => {
       const before = gitSnapshot(repo);
 
       const res = await sous(['prepare', '--path', repo, '--json', '--fail-on', 'docs_drift,virtual_diff']);
-      expect(res.stderr).toBe('');
+      expect(res.stderr).toBe(firstRun(repo));
       expect(res.code).toBe(0);
       expect(res.json.items).toEqual([]);
       expect(res.json.cycle).toMatchObject({ landed: 0, ready: 0, answered_by: 'cli' });
@@ -125,11 +130,15 @@ describe('sous prepare', () => {
       // Input is checked before anything is created.
       expect(fs.existsSync(path.join(repo, '.sous'))).toBe(false);
 
-      const refused = await sous(['prepare', '--path', plain, '--json']);
+      const refused = await sous(['prepare', '--path', plain]);
       expect(refused.code).not.toBe(0);
       expect(oneLine(refused.stderr)).toHaveLength(1);
       expect(refused.stderr).toMatch(/not a git repository/);
       expect(refused.stdout).toBe('');
+      // With --json the same refusal is JSON on stdout (docs/errors.md).
+      const refusedJson = await sous(['prepare', '--path', plain, '--json']);
+      expect(refusedJson).toMatchObject({ code: refused.code, stderr: '', json: { error: { code: 'failed', exit_code: refused.code } } });
+      expect(refusedJson.json.error.message).toMatch(/not a git repository/);
       expect(fs.existsSync(path.join(plain, '.sous'))).toBe(false);
     } finally {
       rmTempDir(repo);
@@ -147,7 +156,7 @@ describe('sous prepare', () => {
       await until(async () => ((await rawRequest({ port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 60_000, 100);
 
       const res = await sous(['prepare', '--path', repo, '--json']);
-      expect(res.stderr).toBe('');
+      expect(res.stderr).toBe(''); // the daemon's store: nothing to create
       expect(res.code).toBe(0);
       expect(res.json.cycle).toMatchObject({ answered_by: 'daemon' });
       expect(res.json.cycle.id).toEqual(expect.any(String));

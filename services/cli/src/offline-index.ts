@@ -6,7 +6,7 @@
  */
 import { ensureConfigFile, loadConfig, type SousConfig, type SousPaths } from '@sous/config';
 import { LiveIndex, ScopeError, scopePolicyFromConfig, type ScopePolicy } from '@sous/retrieval';
-import { openStore, StoreError, type Store } from '@sous/store';
+import { embeddedStoreExists, openStore, StoreError, type Store } from '@sous/store';
 import { FocusRegistry, sousHome, workspaceKey } from '@sous/focus';
 import { reRedactStoredWork } from '@sous/engine';
 import { CliError } from './cli-error';
@@ -27,6 +27,10 @@ export async function withOfflineIndex<T>(paths: SousPaths, progress: boolean, u
   await ensureConfigFile(paths);
   const config = loadConfig(paths.config);
   const policy = scopePolicyFromConfig(config);
+  // Creating the embedded database is the one slow step of a first run: say so rather than sit silent.
+  if (!process.env.DATABASE_URL && !embeddedStoreExists(paths.data)) {
+    process.stderr.write(`creating the embedded database in ${paths.data} (first run only, about 15 s)\n`);
+  }
   let store: Store;
   try {
     store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: paths.data, ...(process.env.SOUS_DB_SCHEMA ? { schema: process.env.SOUS_DB_SCHEMA } : {}) });

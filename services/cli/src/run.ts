@@ -1,24 +1,18 @@
 import { CliError } from './cli-error';
-import { printError } from './output';
+import { reportFailure } from './output';
 
 /**
- * Wraps a command action: errors become one `sous: …` line on stderr and a non-zero exit code,
- * never a stack trace. Set SOUS_DEBUG=1 to see the stack of an unexpected error.
+ * Wraps a command action: errors become one `sous: …` line on stderr (a JSON error with `--json`)
+ * and a non-zero exit code, never a stack trace. Set SOUS_DEBUG=1 to see the stack of an unexpected error.
  */
 export function run<A extends unknown[]>(action: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await action(...args);
     } catch (err) {
-      if (err instanceof CliError) {
-        printError(err.message);
-        process.exitCode = err.exitCode;
-        return;
-      }
-      const message = err instanceof Error ? err.message : String(err);
-      printError(message);
+      if (err instanceof CliError) return reportFailure(err.message, err.exitCode);
+      reportFailure(err instanceof Error ? err.message : String(err), 1);
       if (process.env.SOUS_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-      process.exitCode = 1;
     }
   };
 }

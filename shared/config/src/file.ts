@@ -5,6 +5,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, restrictTree } from '@sous/protoco
 import { defaultConfig } from './defaults';
 import { ConfigError, errorMessage, isErrnoException } from './errors';
 import type { SousPaths } from './paths';
+import { editConfigText } from './edit';
 import { parseConfigToml, renderConfigToml } from './toml';
 import type { SousConfig } from './types';
 import { validateConfigObject } from './validate';
@@ -60,29 +61,37 @@ export async function ensureConfigFile(paths: SousPaths): Promise<{ created: boo
 
 /**
  * Sets one key from a command-line string: parses the value for the key's type, validates the whole
- * resulting config, then rewrites the file atomically (rendered with every key and its comment).
- * On any error the file is left untouched, byte for byte. The file must already exist.
+ * resulting config, then rewrites the file atomically with only that value changed (the user's
+ * comments and layout stay; see `editConfigText`). On any error the file is left untouched, byte for
+ * byte. The file must already exist.
  */
 export async function setConfigValue(file: string, key: string, raw: string): Promise<SousConfig> {
-  const current = requireConfig(file);
   const value = parseConfigValue(key, raw);
-  const next = validateConfigObject(withConfigValue(current, key, value));
-  await writeFileAtomic(file, renderConfigToml(next));
-  return next;
+  return (await setConfigValues(file, [[key, value]])).next;
 }
 
 /**
  * Sets several keys to typed values in one validated, atomic write (what `sous setup apply` and the
  * daemon's `POST /setup/apply` use). Either every value is written or, on any error, none is.
- * Returns the previous and the new config so callers can say what changed.
+ * Returns the previous and the new config so callers can say what changed, and where the old text
+ * was kept when the file had to be rendered again (`backup`; see `editConfigText`).
  */
-export async function setConfigValues(file: string, values: ReadonlyArray<readonly [string, ConfigValue]>): Promise<{ previous: SousConfig; next: SousConfig }> {
-  const previous = requireConfig(file);
+export async function setConfigValues(file: string, values: ReadonlyArray<readonly [string, ConfigValue]>): Promise<{ previous: SousConfig; next: SousConfig; backup?: string }> {
+  const text = requireConfigText(file);
+  const previous = parseConfigToml(text, file);
   let draft = previous;
   for (const [key, value] of values) draft = withConfigValue(draft, key, value);
   const next = validateConfigObject(draft);
-  await writeFileAtomic(file, renderConfigToml(next));
-  return { previous, next };
+  const edited = await editConfigText(text, values, next, file);
+  if (edited.inPlace) {
+    await writeFileAtomic(file, edited.text);
+    return { previous, next };
+  }
+  // The patcher could not follow this file's layout: the old text is kept beside it, comments included.
+  const backup = `${file}.bak`;
+  await writeFileAtomic(backup, text);
+  await writeFileAtomic(file, edited.text);
+  return { previous, next, backup };
 }
 
 /**
@@ -95,12 +104,12 @@ export async function writeConfigText(file: string, text: string, fileForMessage
   return cfg;
 }
 
-function requireConfig(file: string): SousConfig {
+function requireConfigText(file: string): string {
   const text = readConfigText(file);
   if (text === undefined) {
     throw new ConfigError('io', `no config file at ${file}; run \`sous init --path <workspace>\` first`, { file });
   }
-  return parseConfigToml(text, file);
+  return text;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { SousConfig } from './types';
 import { isTable, unknownKeyError } from './validate';
 
 /** A dotted key resolved against the key table: the row that governs it and its path in SousConfig. */
-interface ResolvedKey {
+export interface ResolvedKey {
   row: ConfigKey;
   path: string[];
 }
@@ -17,7 +17,7 @@ const ROUTE_ROW = findConfigKey('gateway.routes.<model_prefix>') as ConfigKey;
 const DEFAULT_PATTERNS = compileRedactPatterns(DEFAULT_REDACT_PATTERNS);
 
 /** Resolves a settable dotted key, or throws `unknown_key` (with a hint) / `invalid_value` for a section. */
-function resolveKey(key: string): ResolvedKey {
+export function resolveKey(key: string): ResolvedKey {
   const fixed = findConfigKey(key);
   if (fixed && !fixed.key.includes('<')) return { row: fixed, path: key.split('.') };
   if (key.startsWith('gateway.routes.') && key.length > 'gateway.routes.'.length) {

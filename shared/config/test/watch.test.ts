@@ -14,7 +14,7 @@ import { makeTempDir, rmTempDir } from '../../../test/support/tmp';
 
 type Event = { kind: 'change'; cfg: SousConfig } | { kind: 'error'; err: ConfigError };
 
-/** Collects watcher events; `next()` waits for the next one or fails at the deadline. */
+/** Collects watcher events; `next()` waits for the next one or fails at the deadline (generous: a loaded CI machine polls late). */
 class Events {
   private queue: Event[] = [];
   private waiter: ((e: Event) => void) | undefined;
@@ -31,7 +31,7 @@ class Events {
     } else this.queue.push(e);
   }
 
-  next(deadlineMs = 1000): Promise<Event> {
+  next(deadlineMs = 10_000): Promise<Event> {
     const queued = this.queue.shift();
     if (queued) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {
@@ -71,11 +71,11 @@ describe.each([
     if (polling) expect(watcher.reason).toContain('requested');
 
     await setConfigValue(paths.config, 'compute.cpu_fraction', '0.5');
-    const first = await events.next(1000);
+    const first = await events.next();
     expect(first.kind === 'change' && first.cfg.compute.cpu_fraction).toBe(0.5);
 
     await writeFileAtomic(paths.config, '[compute]\ncpu_fraction = 9\n');
-    const bad = await events.next(1000);
+    const bad = await events.next();
     expect(bad.kind).toBe('error');
     if (bad.kind === 'error') {
       expect(bad.err.code).toBe('invalid_value');
@@ -85,7 +85,7 @@ describe.each([
 
     // A plain in-place write (not a rename) is seen too.
     fs.writeFileSync(paths.config, '[compute]\ncpu_fraction = 0.75\n');
-    const fixed = await events.next(1000);
+    const fixed = await events.next();
     expect(fixed.kind === 'change' && fixed.cfg.compute.cpu_fraction).toBe(0.75);
     expect(watcher.current()?.compute.cpu_fraction).toBe(0.75);
   });
@@ -98,7 +98,7 @@ describe.each([
     watcher = watchConfig(paths.config, events.handlers, { polling });
 
     fs.writeFileSync(paths.config, ''); // an editor that crashed mid-save, or `> config.toml`
-    const emptied = await events.next(1000);
+    const emptied = await events.next();
     expect(emptied.kind).toBe('error');
     if (emptied.kind === 'error') {
       expect(emptied.err.code).toBe('empty_file');
@@ -107,7 +107,7 @@ describe.each([
     expect(watcher.current()?.privacy.excluded_patterns).toEqual(['*.env', 'internal/**']);
 
     fs.writeFileSync(paths.config, '# nothing but a comment\n');
-    const commented = await events.next(1000);
+    const commented = await events.next();
     expect(commented.kind === 'error' && commented.err.code).toBe('empty_file');
     expect(watcher.current()?.privacy.excluded_patterns).toEqual(['*.env', 'internal/**']);
   });
@@ -132,7 +132,7 @@ describe('watchConfig fallback', () => {
       expect(watcher.mode).toBe('polling');
       expect(watcher.reason).toContain(code);
       await setConfigValue(paths.config, 'mcp.http_port', '9001');
-      const e = await events.next(1000);
+      const e = await events.next();
       expect(e.kind === 'change' && e.cfg.mcp.http_port).toBe(9001);
     } finally {
       watcher.close();
@@ -146,7 +146,7 @@ describe('watchConfig fallback', () => {
     const watcher = watchConfig(paths.config, events.handlers);
     try {
       fs.rmSync(paths.config);
-      const e = await events.next(1000);
+      const e = await events.next();
       expect(e.kind === 'error' && e.err.code).toBe('io');
       expect(watcher.current()).toBeDefined();
       expect(path.basename(paths.config)).toBe('config.toml');

@@ -4,6 +4,7 @@ export type { StoreDb, StoreSchema } from './db';
 export { storeSchema } from './db';
 export { StoreError, outageReason, redactUrl } from './errors';
 export { DEFAULT_MIN_FREE_BYTES } from './pglite-guard';
+export { hasCluster as embeddedStoreExists } from './pglite-initdb';
 export type { StoreErrorCode } from './errors';
 export { newId } from './ids';
 export { LOCK_FILE_NAME } from './lock';

@@ -249,7 +249,9 @@ export function registerPrepareCommand(program: Command): void {
         const failing = prepared.items.filter((item) => (failOn as string[]).includes(item.kind));
         if (failing.length > 0) {
           const kinds = [...new Set(failing.map((i) => i.kind))].join(', ');
-          throw new CliError(`${failing.length} ready card${failing.length === 1 ? '' : 's'} of kind ${kinds} (--fail-on ${failOn.join(',')})`, 1);
+          // A verdict on output already printed (JSON included), not a failure to report instead of it.
+          printError(`${failing.length} ready card${failing.length === 1 ? '' : 's'} of kind ${kinds} (--fail-on ${failOn.join(',')})`);
+          process.exitCode = 1;
         }
       }),
     );
