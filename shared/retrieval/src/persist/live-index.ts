@@ -245,13 +245,17 @@ export class LiveIndex {
 
   private async watch(): Promise<void> {
     if (this.options.watch === false || this.suspended) return;
-    this.watcher = await RepositoryWatcher.start(this.options.root, {
+    const watcher = await RepositoryWatcher.start(this.options.root, {
       polling: this.options.watch?.polling === true,
       onFiles: (paths) => this.serial(() => this.filesChanged(paths)),
       onHead: () => this.serial(() => this.headMoved()),
       onResync: () => this.serial(() => this.resync()),
       onNotice: (message) => this.options.onNotice?.(message),
     });
+    // Stopped or suspended while the watcher was starting: nobody else holds it, and its open
+    // watches would keep the process alive.
+    if (this.stopped || this.suspended) await watcher.close();
+    else this.watcher = watcher;
   }
 
   async stop(): Promise<void> {

@@ -7,7 +7,7 @@
  * It only reads.
  */
 import * as path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import { runGit } from '../scope/git';
 import { ignoredDirectories, ignorePredicate } from './ignored';
 
@@ -70,8 +70,12 @@ export class RepositoryWatcher {
   }
 
   private async open(): Promise<void> {
+    // chokidar is ESM-only: a dynamic import loads it in Node and in Jest's module loader alike
+    // (Jest 29 cannot require() an ES module; Node 22 can).
+    const { watch } = await import('chokidar');
     const polling = this.currentMode === 'polling';
-    const common = { ignoreInitial: true, persistent: true, usePolling: polling, interval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, binaryInterval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS };
+    const interval = this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const common: ChokidarOptions = { ignoreInitial: true, persistent: true, ...(polling ? { backend: 'polling', pollingInterval: interval, pollingBinaryInterval: interval } : {}) };
     if (polling) {
       this.tree = undefined;
       this.schedulePoll(this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
