@@ -7,10 +7,10 @@
 # Dockerfile.daemon, Dockerfile.proxy and Dockerfile.context are thin role wrappers FROM this image.
 #
 # Base images are pinned to exact versions; pin digests too with `docker buildx imagetools inspect
-# node:20.20.2-bookworm-slim` (docs/deployment.md, "Pinning images"); Renovate or Dependabot bump them.
+# node:22.23.3-bookworm-slim` (docs/deployment.md, "Pinning images"); Renovate or Dependabot bump them.
 
 # 1. Only the package manifests, so `npm ci` stays cached until a dependency changes.
-FROM node:20.20.2-bookworm-slim AS manifests
+FROM node:22.23.3-bookworm-slim AS manifests
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY shared ./shared
@@ -19,7 +19,7 @@ RUN mkdir /manifests && cp package.json package-lock.json /manifests/ \
  && find shared services -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
 
 # 2. Install exactly the lockfile, build every workspace, then drop dev dependencies.
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:22.23.3-bookworm-slim AS build
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --no-audit --no-fund
@@ -34,7 +34,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 #    container runs with a read-only root file system. The repository is mounted read-only at /repo,
 #    owned by some other uid, hence safe.directory; GIT_OPTIONAL_LOCKS=0 stops git from trying to
 #    refresh its index there.
-FROM node:20.20.2-bookworm-slim
+FROM node:22.23.3-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/* \

@@ -334,10 +334,12 @@ describe('Dockerfile (the one image)', () => {
   const lastFrom = ins.map((i) => i.op).lastIndexOf('FROM');
   const runtime = ins.slice(lastFrom);
 
-  it('builds on an exact node 20 bookworm-slim version in stages: npm ci with the lockfile, npm run build, dev dependencies pruned', () => {
+  it('builds on the exact Node 22 bookworm-slim version CI runs (.nvmrc) in stages: npm ci with the lockfile, npm run build, dev dependencies pruned', () => {
     const froms = all('FROM');
+    const pinned = fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim();
+    expect(pinned).toMatch(/^22\.\d+\.\d+$/);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(from).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(\s+AS\s+\w+)?$/i);
+    for (const from of froms) expect(from.split(/\s+/)[0]).toBe(`node:${pinned}-bookworm-slim`);
     const runs = all('RUN').join('\n');
     expect(all('COPY').some((c) => c.includes('package-lock.json'))).toBe(true);
     expect(runs).toMatch(/\bnpm ci\b/);
