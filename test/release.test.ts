@@ -87,6 +87,8 @@ describe('release: the packed, installed, signed package', () => {
         'package/node_modules/@sous/cockpit/public/index.html',
         'package/node_modules/@sous/cockpit/dist/web/main.js',
         'package/node_modules/@sous/protocol/package.json',
+        // Every grammar the symbol index loads (shared/retrieval/grammars): without them parsing falls back to regexes.
+        ...fs.readdirSync(path.join(ROOT, 'shared', 'retrieval', 'grammars')).filter((f) => f.endsWith('.wasm')).map((f) => `package/node_modules/@sous/retrieval/grammars/${f}`),
       ]),
     );
     expect(entries.filter((e) => /\.ts$|\.map$|\.tsbuildinfo$|\/(src|test)\//.test(e))).toEqual([]);

@@ -23,8 +23,8 @@ const { NOTICES_FILE, renderNotices } = require('./notices');
 
 /** Files at the package root besides package.json (README.md and LICENSE npm would add anyway). */
 const TOP_FILES = ['README.md', 'LICENSE', 'THIRD_PARTY_NOTICES.md', 'CHANGELOG.md'];
-/** Folders of a workspace that run, besides dist/: store migrations, the cockpit's static shell. */
-const RUNTIME_DIRS = ['migrations', 'public'];
+/** Folders of a workspace that run, besides dist/: store migrations, the cockpit's static shell, the tree-sitter grammars. */
+const RUNTIME_DIRS = ['migrations', 'public', 'grammars'];
 /** Files that do not run: type declarations, source maps, build info, drizzle-kit's schema snapshots. */
 const NOT_SHIPPED = /(\.d\.ts|\.map|\.tsbuildinfo|_snapshot\.json)$/;
 
