@@ -11,12 +11,17 @@ export const MIN_RELEVANCE = 0.1;
 /** Words every skill description uses ("Use when …"): they say nothing about which work it fits. */
 const SKILL_STOPWORDS: ReadonlySet<string> = new Set(['use', 'used', 'uses', 'using', 'skill', 'help', 'helps', 'task', 'work', 'need', 'want', 'make', 'sure', 'please']);
 
-/** The comparable words of a text: code-aware tokens (stopwords out, plurals folded), `-ing`/`-ed` dropped. */
+/** Endings folded so that `rename`, `renamed`, `renames` and `renaming` compare equal (a crude stemmer, on purpose). */
+const ENDINGS = ['ing', 'ed', 'es', 'e', 's'];
+
+/** The comparable words of a text: code-aware tokens (stopwords out, plurals folded), common endings dropped. */
 export function termSet(text: string): Set<string> {
   const out = new Set<string>();
   for (const token of codeTokens(text)) {
-    const word = token.length > 6 && token.endsWith('ing') ? token.slice(0, -3) : token.length > 5 && token.endsWith('ed') ? token.slice(0, -2) : token;
-    if (word.length >= 3 && !SKILL_STOPWORDS.has(word)) out.add(word);
+    if (SKILL_STOPWORDS.has(token)) continue;
+    const ending = ENDINGS.find((e) => token.length - e.length >= 4 && token.endsWith(e));
+    const word = ending === undefined ? token : token.slice(0, -ending.length);
+    if (word.length >= 3) out.add(word);
   }
   return out;
 }
