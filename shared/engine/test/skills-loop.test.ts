@@ -1,5 +1,5 @@
 /**
- * The skills loop and skill ranking on a real store (PGlite) over real skill folders: each run reads
+ * The skills loop and skill ranking on a real store (PGlite and PostgreSQL) over real skill folders: each run reads
  * at most the per-cycle cap of feedback events and the next run goes on where it stopped; feedback on
  * a card or a resolution reaches the skills it recorded; weights move with feedback and change which
  * skill resolve names first; dismiss and restore apply to skills; external skills are never named in
@@ -8,13 +8,13 @@
  */
 import { defaultConfig, type SousConfig } from '@sous/config';
 import type { Store } from '@sous/store';
-import { pgliteFactory } from '../../store/test/helpers';
+import { pgliteFactory, postgresFactory } from '../../store/test/helpers';
 import { Resolver, Skills, skillWeight, withSkills, type Candidate } from '../src';
 import { makeGitRepo, makeTempDir, rmTempDir, writeFile } from '../../../test/support/tmp';
 
 const skillMd = (name: string, description: string, body = 'Steps to follow.') => `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`;
 
-describe.each([pgliteFactory()])('skills loop and ranking on a real store ($name)', (factory) => {
+describe.each([pgliteFactory(), postgresFactory()])('skills loop and ranking on a real store ($name)', (factory) => {
   let store: Store;
   let repo: string;
   let home: string;
@@ -80,6 +80,17 @@ describe.each([pgliteFactory()])('skills loop and ranking on a real store ($name
     expect(await skills.learn()).toMatchObject({ cap: 1, consumed: 1, pending: 1 });
     // Weight: 2 × (useful + ½ partial + 1) / (total + 2), bounded in (0, 2).
     expect(skills.current().get(id('docs-drift'))?.weight).toBe(skillWeight({ useful: 200, partial: 1, irrelevant: 0, wrong: 50 }));
+  });
+
+  test('two processes running the loop at once count each event once', async () => {
+    const { skills, workspaceId, config, id } = await setup();
+    const other = new Skills({ store, workspaceId, root: repo, config: () => config, home: () => home });
+    await other.refresh();
+    for (let i = 0; i < 30; i++) await skills.feedback(id('deploy'), 'useful');
+    const [a, b] = await Promise.all([skills.learn(), other.learn()]);
+    expect(a.consumed + b.consumed).toBe(30);
+    await skills.learn();
+    expect(skills.current().get(id('deploy'))?.counts.useful).toBe(30);
   });
 
   test('a loop switched off reads nothing; events wait for it', async () => {
