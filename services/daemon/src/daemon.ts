@@ -23,6 +23,7 @@ import { focusRoutes } from './routes/focus';
 import { goalRoutes } from './routes/goals';
 import { predictionRoutes } from './routes/predictions';
 import { resolveRoutes } from './routes/resolve';
+import { skillRoutes } from './routes/skills';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { reRedactStoredWork } from '@sous/engine';
@@ -286,6 +287,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         lifecycleRoutes(a, context, supervision.requestStop);
         predictionRoutes(a, context);
         resolveRoutes(a, context);
+        skillRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens. The
         // tools' calls carry the caller's own token: they count as that client's, not anyone else's.
@@ -309,6 +311,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         redact = compileRedactPatterns(next.privacy.redact_patterns);
         logger.info('config reloaded');
         index.configChanged(next);
+        activePreparation.configChanged();
         void reRedact(redact).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'stored prepared work not redacted again'));
         void backend.check().then(() => activeSemantic.configChanged());
       },

@@ -1,5 +1,5 @@
 // Work: what preparation produces.
-export type { Candidate, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
+export type { Candidate, CandidateSkill, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
 export { makeVirtualDiff } from './work/virtual-diff';
 export type { FileEdit } from './work/virtual-diff';
 // View: the repository as detectors read it.
@@ -76,3 +76,25 @@ export type { ResolveRequest, ResolutionView, ResolveCard, Alternative, Resolver
 export { explainResolution } from './resolve/explain';
 export type { ResolutionExplanation } from './resolve/explain';
 export { HIT_THRESHOLD, jaccard, promptKey, tokenSet } from './resolve/similarity';
+// Skills: SKILL.md folders in repo-local roots (global ones on request), zones, the skills loop, ranking.
+export { SKILL_ZONES } from './skills/types';
+export type { Skill, SkillZone, SkillCatalogue, SkillDiagnostic, SkillRootReport } from './skills/types';
+export { discoverSkills, skillId, SKILL_FILE, SKILL_FILE_MAX_BYTES, SKILL_BODY_CHARS, SKILL_MAX_DEPTH, SKILLS_PER_ROOT_MAX } from './skills/discover';
+export type { DiscoverOptions } from './skills/discover';
+export { GLOBAL_SKILL_ROOTS } from './skills/roots';
+export { parseSkillFile, SKILL_NAME_MAX, SKILL_DESCRIPTION_MAX } from './skills/front-matter';
+export { zoneAllows } from './skills/zones';
+export type { SkillDestination } from './skills/zones';
+export { MIN_RELEVANCE, relevance, termSet } from './skills/relevance';
+export { skillWeight, NEUTRAL_WEIGHT, MAX_WEIGHT } from './skills/weights';
+export type { SkillCounts } from './skills/weights';
+export { SkillRanker, DEFAULT_SKILLS_PER_WORK } from './skills/ranker';
+export type { WeighedSkill, SkillMatch, RankOptions } from './skills/ranker';
+export { runSkillsLoop } from './skills/loop';
+export type { SkillLoopReport } from './skills/loop';
+export { withSkills, GUIDANCE_BODY_CHARS } from './skills/assign';
+export type { CycleSkills } from './skills/assign';
+export { Skills } from './skills/skills';
+export type { SkillsOptions, SkillList } from './skills/skills';
+export { skillWire, inspectSkill, briefingSkills, cardSkills } from './skills/views';
+export type { SkillWire, BriefingSkill, SkillAction } from './skills/views';

@@ -17,6 +17,7 @@ import { createJobRepository, type JobRepository } from './repositories/jobs';
 import { createPredictionRepository, type PredictionRepository } from './repositories/predictions';
 import { createRepositoryIndexRepository, type RepositoryIndexRepository } from './repositories/repository-index';
 import { createResolutionRepository, type ResolutionRepository } from './repositories/resolutions';
+import { createSkillRepository, type SkillRepository } from './repositories/skills';
 import { createSignalEventRepository, type SignalEventRepository } from './repositories/signals';
 import { createStoredTextRepository, type StoredTextRepository } from './repositories/stored-text';
 import { createWorkProductRepository, type WorkProductRepository } from './repositories/work-products';
@@ -76,6 +77,8 @@ export interface Store {
   readonly predictions: PredictionRepository;
   readonly resolutions: ResolutionRepository;
   readonly signals: SignalEventRepository;
+  /** What the skills loop learned about each skill, explicit skill feedback, the loop's cursor. */
+  readonly skills: SkillRepository;
   readonly jobs: JobRepository;
   /** The repository index (retrieval): files, contents, state. */
   readonly repositoryIndex: RepositoryIndexRepository;
@@ -137,6 +140,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     predictions: createPredictionRepository(db),
     resolutions: createResolutionRepository(db),
     signals: createSignalEventRepository(db),
+    skills: createSkillRepository(db),
     jobs: createJobRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),

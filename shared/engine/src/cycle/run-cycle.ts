@@ -13,6 +13,7 @@ import type { Detector, DetectorResult, Frontier } from '../detectors/types';
 import type { EngineEvents } from '../events/engine-events';
 import type { RepositoryView } from '../view/repository-view';
 import { keepStoredDrafts, modelContext } from '../model/cycle-context';
+import { withSkills, type CycleSkills } from '../skills/assign';
 import type { Candidate, CycleTrigger } from '../work/types';
 import { buildFrontier, frontierSeeds } from './frontier';
 import { applyFeedBudget, heldByBudget } from './budget';
@@ -62,6 +63,8 @@ export interface CycleOptions {
   model?: ModelAssist;
   /** Detectors run at once. Default: from `compute.cpu_fraction` of the cores, at least 1. */
   concurrency?: number;
+  /** Skills to suggest for each candidate (docs/skills.md#in-preparation). Default: none. */
+  skills?: CycleSkills;
 }
 
 export interface DetectorReport {
@@ -124,11 +127,13 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
 
   // A draft that follows a finding is off with the finding's detector (a draft after a note nobody sees).
   const on = (c: Candidate): boolean => !detectorOff(c.detector, exploration.detectors_off) && (c.follows === undefined || !detectorOff(c.follows, exploration.detectors_off));
-  let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c));
+  // Skills first: the model's prompts may follow the skill suggested for a candidate.
+  const skilled = (list: Candidate[]): Candidate[] => (options.skills === undefined ? list : list.map((c) => withSkills(c, options.skills!)));
+  let candidates = skilled(dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c)));
   const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
   if (options.model !== undefined) {
     const proposal = await options.model.propose(view, candidates, signal, modelContext(frontier, seeds, await openCards()));
-    candidates = dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c));
+    candidates = skilled(dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c)));
   }
   signal.throwIfAborted();
 

@@ -121,6 +121,27 @@ function apply(task: ModelTask, answer: string, out: Outcome): string | undefine
     return undefined;
   }
   const source = out.revised[task.index]!;
+  const external = source.skills?.some((s) => s.zone === 'external' && s.guidance !== undefined) === true;
+  const result = applyText(task, answer, out, source);
+  // The model read a skill kept outside the repository (on loopback only): its words may echo it.
+  if (external && result === undefined) markExternal(out, task.index, task.pass === 'brief');
+  return result;
+}
+
+/** Adds the external-guidance warning to what the model just wrote for `index` (its brief, or the card itself). */
+function markExternal(out: Outcome, index: number, brief: boolean): void {
+  const warning = 'Written with guidance from a skill kept outside the repository, on this machine; it may paraphrase it.';
+  if (brief) {
+    const last = out.added[out.added.length - 1];
+    if (last !== undefined) last.warnings = [...(last.warnings ?? []), warning];
+    return;
+  }
+  const card = out.revised[index]!;
+  out.revised[index] = { ...card, warnings: [...(card.warnings ?? []), warning] };
+}
+
+function applyText(task: Exclude<ModelTask, { pass: 'angle' }>, answer: string, out: Outcome, source: Candidate): string | undefined {
+  const { view, model } = out;
   if (task.pass === 'brief') {
     const text = cleanBrief(answer, view);
     if (text === '') return 'brief';
