@@ -29,6 +29,8 @@ export { jobs, JOB_RECORD_STATES } from './schema/jobs';
 export { chunkEmbeddings } from './schema/chunk-embeddings';
 export type { ChunkEmbeddingRow } from './schema/chunk-embeddings';
 export type { JobRow, JobRecordState } from './schema/jobs';
+export { deepRunSessions, DEEP_RUN_PRESETS, DEEP_RUN_STATES, DEEP_RUN_STOP_REASONS } from './schema/deep-run';
+export type { DeepRunRow, DeepRunPresetId, DeepRunState, DeepRunStopReason, DeepRunSettings } from './schema/deep-run';
 
 export type { WorkspaceRepository, WorkspaceInput } from './repositories/workspaces';
 export type {
@@ -46,6 +48,7 @@ export { sha256Hex } from './repositories/resolutions';
 export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
+export type { DeepRunRepository, DeepRunInput, DeepRunStepTally, DeepRunEnd } from './repositories/deep-run';
 export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';
 export { VECTOR_PAGE_ROWS } from './repositories/chunk-embeddings';
 export type { StoredTextRepository, RewriteResult } from './repositories/stored-text';

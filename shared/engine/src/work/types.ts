@@ -78,7 +78,7 @@ export interface Candidate {
 }
 
 /** What started a cycle (spec 1, 2.4). */
-export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start';
+export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start' | 'deep_run';
 
 export interface CycleTrigger {
   kind: CycleTriggerKind;

@@ -9,3 +9,4 @@ export { signalEvents } from './signals';
 export { jobs } from './jobs';
 export { indexBlobs, indexFiles, indexState } from './repository-index';
 export { chunkEmbeddings } from './chunk-embeddings';
+export { deepRunSessions } from './deep-run';
