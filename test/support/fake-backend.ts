@@ -60,7 +60,8 @@ export interface FakeBackendOptions {
   host?: string;
   /**
    * The `usage` of chat answers: `fixed` (1 prompt and 1 completion token, the default), `chars` (a
-   * token per 4 characters of the messages and of the answer, as a real server roughly counts), or
+   * token per 4 characters of the messages and of the answer, as a real server roughly counts; the
+   * answer is cut at `max_tokens`, as a real server cuts it), or
    * `none` (no usage object, as some local runtimes answer).
    */
   usage?: 'fixed' | 'chars' | 'none';
@@ -119,6 +120,8 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         } catch (err) {
           return send(res, 500, { error: { message: err instanceof Error ? err.message : String(err), type: 'server_error' } });
         }
+        // As a real server does, an answer stops at max_tokens (a token per 4 characters, as `chars` counts).
+        if (options.usage === 'chars' && typeof body.max_tokens === 'number' && body.max_tokens > 0) content = content.slice(0, body.max_tokens * 4);
         if (body.stream === true) {
           // OpenAI's stream shape: one chunk per word, a finish chunk, then [DONE].
           const event = (delta: Record<string, string>, finish: string | null = null) =>
