@@ -6,6 +6,8 @@
  * stays untouched; bad input is a clear 400, a one-line CLI error with exit 2, or an MCP error
  * result; a daemon restart resumes a running session without running any step twice. The runner's
  * clock is the daemon's injected one, moved forward when a step finishes (no test waits minutes).
+ * The server topology (PostgreSQL, BullMQ) keeps a queued step job across a restart: it and the
+ * resumed step run once between them.
  */
 import * as fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,6 +22,8 @@ import { rawRequest } from './support/http';
 import { makeRenameDriftRepo } from './support/prepared-work';
 import { git, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
+import { serverTopology } from './support/topologies';
+import { createJobQueue } from '@sous/jobs';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are checked field by field
 type Json = Record<string, any>;
@@ -190,17 +194,18 @@ describe('Deep-Run sessions through a real daemon', () => {
   test('pausing the workspace (Auto Focus) ends the session as paused, and nothing starts while paused', async () => {
     const m = mark();
     const workspace = (await get('/focus')).json.workspace as string;
-    const pausing = new Promise<void>((resolve) => {
-      const off = daemon.context.preparation.events.subscribe((e) => {
-        if (e.type !== 'deep_run.step') return;
-        off();
-        void post(`/focus/workspaces/${workspace}/pause`, {}).then(() => resolve());
-      });
+    // The user pauses the workspace as the first step finishes (the action `POST /focus/.../pause`
+    // applies, taken in step with the session so the count of calls is exact).
+    const off = daemon.context.preparation.events.subscribe((e) => {
+      if (e.type !== 'deep_run.step') return;
+      off();
+      daemon.context.focus.apply({ kind: 'pause', id: workspace });
     });
     const res = await post('/deep-run/start', { duration_minutes: 60 });
-    await pausing;
     const done = await ended(res.json.session.id);
-    expect(done).toMatchObject({ state: 'paused', stop_reason: 'pause' });
+    expect(done).toMatchObject({ state: 'paused', stop_reason: 'pause', progress: { steps_done: 1 } });
+    expect(done.stop_detail).toMatch(/the workspace was paused/);
+    expect((await get('/focus')).json.this_workspace.class).toBe('paused');
     expect(done.model.calls).toBe(since(m).calls);
     const refused = await post('/deep-run/start', {});
     expect(refused.status).toBe(409);
@@ -297,4 +302,58 @@ describe('Deep-Run sessions through a real daemon', () => {
     expect(steps.map((j: Json) => [j.payload.step, j.result?.outcome])).toEqual([[2, 'skipped'], [2, 'done']]);
     expect(gitSnapshot(repo)).toEqual(gitBefore);
   });
+});
+
+describe('Deep-Run across a daemon restart, server topology (PostgreSQL + BullMQ)', () => {
+  const topology = serverTopology('deeprun');
+  let repo: string;
+  let daemon: RunningDaemon | undefined;
+  let backend: FakeBackend | undefined;
+
+  afterAll(async () => {
+    await daemon?.close('test done');
+    await backend?.close();
+    await topology.cleanup();
+    if (repo) rmTempDir(repo);
+  }, 60_000);
+
+  test('a step job left in Redis and the resumed step run once between them', async () => {
+    const env = await topology.env();
+    repo = makeRenameDriftRepo();
+    backend = await startFakeBackend({ usage: 'chars' });
+    fs.mkdirSync(sousPaths(repo).dir, { recursive: true });
+    await ensureConfigFile(sousPaths(repo));
+    await setConfigValue(sousPaths(repo).config, 'backend.base_url', backend.baseUrl);
+    // Long pauses: between steps nothing is queued, so only the two step-2 jobs below exist.
+    const start = async (): Promise<RunningDaemon> => {
+      const d = await startDaemon(parseProcessOptions(['--path', repo, '--port', '0'], { ...env, LOG_LEVEL: 'warn' }, { port: 0 }), {}, { deepRun: { stepGapMs: 600_000, tickMs: 50 } });
+      await until(async () => ((await rawRequest({ port: d.port, path: '/status' })).json?.index?.state === 'ready' ? true : undefined), 90_000, 100);
+      return d;
+    };
+    const session = async (id: string): Promise<Json> => (await rawRequest({ port: daemon!.port, path: `/deep-run/sessions/${id}` })).json.session;
+    daemon = await start();
+    const started = await rawRequest({ port: daemon.port, method: 'POST', path: '/deep-run/start', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duration_minutes: 30 }) });
+    expect(started.status).toBe(201);
+    const id = started.json.session.id as string;
+    await until(async () => ((await session(id)).progress.steps_done === 1 ? true : undefined), 60_000, 50);
+    await daemon.close('restart');
+    daemon = undefined;
+
+    // A step-2 job queued before the daemon stopped: BullMQ keeps it in Redis for the next start.
+    const producer = createJobQueue({ redisUrl: env.REDIS_URL, queueName: env.SOUS_QUEUE_NAME, timeoutSeconds: () => 300 });
+    producer.register('deep_run.step', async () => undefined);
+    await producer.enqueue('deep_run.step', { session: id, step: 2 });
+    await producer.close({ graceMs: 0 });
+
+    daemon = await start();
+    const stepTwo = async (): Promise<Json[]> => (await rawRequest({ port: daemon!.port, path: '/jobs?limit=500' })).json.jobs.filter((j: Json) => j.name === 'deep_run.step' && j.payload.step === 2);
+    const outcomes = await until(async () => {
+      const jobs = await stepTwo();
+      return jobs.length === 2 && jobs.every((j) => j.state === 'completed') ? jobs.map((j) => j.result.outcome).sort() : undefined;
+    }, 90_000, 100);
+    expect(outcomes).toEqual(['done', 'skipped']);
+    expect(await session(id)).toMatchObject({ state: 'running', progress: { steps_done: 2, steps_interrupted: 0 } });
+    const stopped = await rawRequest({ port: daemon.port, method: 'POST', path: '/deep-run/stop', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(stopped.json.session).toMatchObject({ state: 'stopped', stop_reason: 'stop' });
+  }, 240_000);
 });

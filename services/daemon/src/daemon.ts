@@ -237,12 +237,13 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     registerMaintenanceJobs(queue, backend);
     // Before the queue starts: every record still queued or running is a killed daemon's.
     await settleLeftovers(context.jobs, store, logger);
-    await queue.start();
     // Sessions a stopped daemon left running: each resumes with its next step, or ends saying why.
+    // Before the queue starts, so a step claimed in this process's name can only be a previous one's.
     await deepRuns.resume().then(
       (ids) => ids.length > 0 && logger.info({ sessions: ids }, 'deep-run sessions resumed'),
       (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'deep-run sessions not resumed'),
     );
+    await queue.start();
     role = await startRepositoryRole({
       redisUrl: options.redisUrl,
       queueName,

@@ -175,8 +175,9 @@ export class DeepRuns {
   }
 
   /**
-   * After a (re)start of the daemon, before steps run: each session left running resumes with its
-   * next step, or ends. Resolves to the ids resumed.
+   * After a (re)start of the daemon, before its queue starts (no step has been claimed by this
+   * process yet): each session left running resumes with its next step, or ends. Resolves to the ids
+   * resumed.
    */
   async resume(): Promise<string[]> {
     const { store, workspaceId } = this.options;
