@@ -98,3 +98,34 @@ export { Skills } from './skills/skills';
 export type { SkillsOptions, SkillList } from './skills/skills';
 export { skillWire, inspectSkill, briefingSkills, cardSkills } from './skills/views';
 export type { SkillWire, BriefingSkill, SkillAction } from './skills/views';
+
+// Deep-Run: long-horizon sessions that prepare only (spec 1 invariant 6; docs/deep-run.md).
+export { DeepRuns } from './deep-run/sessions';
+export type { DeepRunRequest, DeepRunDefaults } from './deep-run/sessions';
+export { DEEP_RUN_STEP_JOB, DEFAULT_TICK_MS } from './deep-run/options';
+export type { DeepRunsOptions, DeepRunModel } from './deep-run/options';
+export type { DeepRunStepPayload, DeepRunStepResult } from './deep-run/step';
+export { PRESET_OVERRIDES, DEFAULT_COST_CAP_USD, MAX_DURATION_MINUTES, MAX_COST_CAP_USD, layerPreset } from './deep-run/presets';
+export type { BundleBaseline, PresetOverrides } from './deep-run/presets';
+export {
+  HOSTED_PRICE_PER_MILLION_USD,
+  LOCAL_PRICE,
+  ESTIMATE_CHARS_PER_TOKEN,
+  PRECHECK_CHARS_PER_TOKEN,
+  MESSAGE_OVERHEAD_TOKENS,
+  SPEND_METHOD,
+  SpendMeter,
+  costUsd,
+  defaultPrice,
+  estimatePromptTokens,
+  estimateCompletionTokens,
+} from './deep-run/spend';
+export type { Price, StepSpend } from './deep-run/spend';
+export { CallHeld, meteredChat, DEFAULT_CALL_MAX_TOKENS } from './deep-run/metered-chat';
+export type { UsageChatClient, MeterScope } from './deep-run/metered-chat';
+export { allTargets, stepTargets } from './deep-run/targets';
+export type { StepTarget } from './deep-run/targets';
+export { DEEP_RUN_UNITS, PRODUCED_LISTED, deepRunView, deadlineBy } from './deep-run/view';
+export type { DeepRunView, ProducedCard } from './deep-run/view';
+export { limitReached } from './deep-run/limits';
+export type { SessionEnd } from './deep-run/limits';

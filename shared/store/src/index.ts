@@ -32,6 +32,8 @@ export type { SkillStateRow, SkillFeedbackRow } from './schema/skills';
 export { chunkEmbeddings } from './schema/chunk-embeddings';
 export type { ChunkEmbeddingRow } from './schema/chunk-embeddings';
 export type { JobRow, JobRecordState } from './schema/jobs';
+export { deepRunSessions, DEEP_RUN_PRESETS, DEEP_RUN_STATES, DEEP_RUN_STOP_REASONS } from './schema/deep-run';
+export type { DeepRunRow, DeepRunPresetId, DeepRunState, DeepRunStopReason, DeepRunSettings } from './schema/deep-run';
 
 export type { WorkspaceRepository, WorkspaceInput } from './repositories/workspaces';
 export type {
@@ -50,6 +52,7 @@ export type { ResolutionRepository, ResolutionInput } from './repositories/resol
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
 export type { SkillRepository, SkillLoopEvent, ConsumeResult } from './repositories/skills';
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
+export type { DeepRunRepository, DeepRunInput, DeepRunStepTally, DeepRunEnd } from './repositories/deep-run';
 export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';
 export { VECTOR_PAGE_ROWS } from './repositories/chunk-embeddings';
 export type { StoredTextRepository, RewriteResult } from './repositories/stored-text';

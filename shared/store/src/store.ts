@@ -10,6 +10,7 @@ import {
 import { StoreError, firstLine } from './errors';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
+import { createDeepRunRepository, type DeepRunRepository } from './repositories/deep-run';
 import { createChunkEmbeddingRepository, type ChunkEmbeddingRepository } from './repositories/chunk-embeddings';
 import { createFeedbackRepository, type FeedbackRepository } from './repositories/feedback';
 import { createGoalRepository, type GoalRepository } from './repositories/goals';
@@ -80,6 +81,8 @@ export interface Store {
   /** What the skills loop learned about each skill, explicit skill feedback, the loop's cursor. */
   readonly skills: SkillRepository;
   readonly jobs: JobRepository;
+  /** Deep-Run sessions (docs/deep-run.md): long-horizon series of preparation steps. */
+  readonly deepRuns: DeepRunRepository;
   /** The repository index (retrieval): files, contents, state. */
   readonly repositoryIndex: RepositoryIndexRepository;
   /** Chunk embeddings of the semantic stage of retrieval (optional; empty without a model backend). */
@@ -142,6 +145,7 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     signals: createSignalEventRepository(db),
     skills: createSkillRepository(db),
     jobs: createJobRepository(db),
+    deepRuns: createDeepRunRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
     outage: () => (closing ? null : backend.outage()),

@@ -85,6 +85,8 @@ export interface CycleResult {
   ready: string[];
   /** Cards that became ready in this cycle (new, regenerated or promoted). */
   landed: number;
+  /** Ids of the cards this cycle stored anew or moved (inserted, superseded by a new card, or updated), ready or candidate. */
+  produced: string[];
   held: number;
   superseded: number;
   stale: number;
@@ -159,6 +161,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     candidates: candidates.length,
     ready: [],
     landed: 0,
+    produced: [],
     held: 0,
     superseded: 0,
     stale: 0,
@@ -170,6 +173,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     const before = open.find((card) => card.claimKey === claimKey(s.candidate))?.state;
     const outcome = await land({ store, workspaceId, cycleId: id, trigger: trigger.kind, ...(events ? { events } : {}) }, s);
     if (outcome.outcome === 'superseded') result.superseded++;
+    if (outcome.outcome === 'inserted' || outcome.outcome === 'superseded' || outcome.outcome === 'updated') result.produced.push(outcome.id);
     if (outcome.state === 'ready') {
       result.ready.push(outcome.id);
       if (before !== 'ready' || outcome.outcome === 'superseded') result.landed++;

@@ -16,7 +16,7 @@ import type { RepositoryView } from '../view/repository-view';
 import type { Candidate } from '../work/types';
 import { angleCandidates } from './angles';
 import { cleanBrief, cleanDraft, cleanRationale, errorLine, firstProseLine } from './answers';
-import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass } from './plan';
+import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass, type PassCaps } from './plan';
 import type { PromptMessage } from './prompts';
 import { MODEL_MARK } from './byline';
 
@@ -40,6 +40,8 @@ export interface ModelAssistOptions {
   maxCalls?: number;
   /** The model's name, shown on everything it wrote. */
   model: string;
+  /** Calls per pass and `propose`. Default `PASS_CAPS` (Deep-Run presets raise them). */
+  passCaps?: PassCaps;
 }
 
 export interface ModelAssistHandle extends ModelAssist {
@@ -65,7 +67,7 @@ export function createModelAssist(options: ModelAssistOptions): ModelAssistHandl
       const revised = [...candidates];
       const added: Candidate[] = [];
       try {
-        for (const task of planCalls(view, candidates, options.gate, maxCalls, context, (path, sha) => asked.get(path) === sha)) {
+        for (const task of planCalls(view, candidates, options.gate, maxCalls, context, (path, sha) => asked.get(path) === sha, options.passCaps)) {
           if (signal.aborted) break;
           let answer: string;
           try {

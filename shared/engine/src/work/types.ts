@@ -89,7 +89,7 @@ export interface CandidateSkill {
 }
 
 /** What started a cycle (spec 1, 2.4). */
-export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start';
+export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start' | 'deep_run';
 
 export interface CycleTrigger {
   kind: CycleTriggerKind;

@@ -10,3 +10,4 @@ export { jobs } from './jobs';
 export { indexBlobs, indexFiles, indexState } from './repository-index';
 export { chunkEmbeddings } from './chunk-embeddings';
 export { skillStates, skillFeedback, skillLoopEvents } from './skills';
+export { deepRunSessions } from './deep-run';
