@@ -210,6 +210,17 @@ describe.each(factories)('repository index in %s', (_name, makeFactory) => {
     expect(live.status().generation).toBe(generation);
   }, 60_000);
 
+  test('a live index stopped while it is still starting keeps no watcher (its watches would keep the process alive)', async () => {
+    const root = fixture();
+    const workspace = await store.workspaces.upsertByRoot({ rootPath: root });
+    const live = new LiveIndex({ root, policy: defaultPolicy(), store, workspaceId: workspace.id, watch: {} });
+    const started = live.start();
+    await live.stop();
+    await started.catch(() => undefined);
+    await live.settled();
+    expect(live.status().watch).toBe('off');
+  }, 60_000);
+
   test('HEAD moving (a commit made while watching) records a commit signal and refreshes git signals', async () => {
     const root = fixture();
     const { live, workspaceId } = await startLive(root, {});

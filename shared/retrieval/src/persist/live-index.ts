@@ -77,6 +77,8 @@ export class LiveIndex {
   private index: RepositoryIndex;
   private writer: IndexWriter;
   private watcher: RepositoryWatcher | undefined;
+  /** Bumped by every watch start, suspend and stop: a watcher that finishes starting in an older round is closed. */
+  private watchRound = 0;
   private state: IndexState = 'indexing';
   private error: string | null = null;
   private generation = 0;
@@ -226,6 +228,7 @@ export class LiveIndex {
    */
   async suspend(): Promise<void> {
     this.suspended = true;
+    this.watchRound++;
     this.retry.cancel();
     const watcher = this.watcher;
     this.watcher = undefined;
@@ -244,18 +247,24 @@ export class LiveIndex {
   }
 
   private async watch(): Promise<void> {
-    if (this.options.watch === false || this.suspended) return;
-    this.watcher = await RepositoryWatcher.start(this.options.root, {
+    if (this.options.watch === false || this.suspended || this.stopped) return;
+    const round = ++this.watchRound;
+    const watcher = await RepositoryWatcher.start(this.options.root, {
       polling: this.options.watch?.polling === true,
       onFiles: (paths) => this.serial(() => this.filesChanged(paths)),
       onHead: () => this.serial(() => this.headMoved()),
       onResync: () => this.serial(() => this.resync()),
       onNotice: (message) => this.options.onNotice?.(message),
     });
+    // Stopped, suspended or superseded (a pause and a resume) while it was starting: nobody else
+    // holds this watcher, and its open watches would keep the process alive.
+    if (round !== this.watchRound) await watcher.close();
+    else this.watcher = watcher;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.watchRound++;
     this.retry.cancel();
     await this.watcher?.close();
     await this.settled().catch(() => undefined);
