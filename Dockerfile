@@ -48,6 +48,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app ./
 COPY deploy/sous-entrypoint ./deploy/sous-entrypoint
+# The licence and the notices of the production tree this image keeps (THIRD_PARTY_NOTICES.md also
+# points to the Debian copyright files under /usr/share/doc).
+COPY LICENSE THIRD_PARTY_NOTICES.md ./
+LABEL org.opencontainers.image.licenses="Apache-2.0"
 USER node
 # Liveness over loopback (Host 127.0.0.1:<port> always passes the Host allowlist). SOUS_PORT and
 # SOUS_HEALTH_PATH are set per role (compose, or the Dockerfile.<role> wrappers); the defaults are

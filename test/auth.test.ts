@@ -168,7 +168,10 @@ describe('every surface asks for a token', () => {
   test('the CLI sends SOUS_TOKEN', async () => {
     const without = await sous(['status', '--path', repo, '--json'], { env });
     expect(without.code).not.toBe(0);
-    expect(without.stderr).toMatch(/asks for a token/);
+    // With --json the refusal is JSON on stdout (docs/errors.md).
+    expect(without.json.error.message).toMatch(/asks for a token/);
+    const plain = await sous(['status', '--path', repo], { env });
+    expect(plain.stderr).toMatch(/^sous: .*asks for a token/);
     const withToken = await sous(['status', '--path', repo, '--json'], { env: { ...env, SOUS_TOKEN: TEAM_A } });
     expect(withToken.code).toBe(0);
   });

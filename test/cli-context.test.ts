@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { gitSnapshot, sous } from './support/cli';
+import { firstRunNotice, gitSnapshot, sous } from './support/cli';
 import { makeEmptyGitRepo, makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 
 describe('sous context', () => {
@@ -23,7 +23,7 @@ describe('sous context', () => {
 
   test('ranks the file defining the identifier first, with a rationale, as JSON in rank order', async () => {
     const res = await sous(['context', '--path', repo, '--prompt', 'getUserName returns undefined for new users', '--json']);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(firstRunNotice(repo)); // stdout stays pure JSON
     expect(res.code).toBe(0);
     expect(res.json.items[0].path).toBe('src/user.ts');
     expect(res.json.items[0].rationale.map((r: { signal: string }) => r.signal)).toContain('symbol_defined');

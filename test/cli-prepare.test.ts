@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { freePort, gitSnapshot, sous } from './support/cli';
+import { firstRunNotice, freePort, gitSnapshot, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { git, makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
@@ -40,11 +40,6 @@ function oneLine(stderr: string): string[] {
   return stderr.trim().split('\n');
 }
 
-/** What the first one-shot run on a workspace prints on stderr, and nothing else (docs/errors.md). */
-function firstRun(repo: string): string {
-  return `creating the embedded database in ${path.join(repo, '.sous', 'data')} (first run only, about 15 s)\n`;
-}
-
 describe('sous prepare', () => {
   test('without a daemon: a planted doc drift becomes a ready docs_drift card citing the guide; the repository is untouched', async () => {
     const repo = makeDriftRepo();
@@ -53,7 +48,7 @@ describe('sous prepare', () => {
       const rename = git(repo, ['rev-parse', 'HEAD']).trim();
 
       const res = await sous(['prepare', '--path', repo, '--json']);
-      expect(res.stderr).toBe(firstRun(repo));
+      expect(res.stderr).toBe(firstRunNotice(repo));
       expect(res.code).toBe(0);
       expect(res.json).toMatchObject({ workspace: repo, cycle: { answered_by: 'cli' } });
       expect(res.json.cycle.duration_ms).toEqual(expect.any(Number));
@@ -101,7 +96,7 @@ describe('sous prepare', () => {
       const before = gitSnapshot(repo);
 
       const res = await sous(['prepare', '--path', repo, '--json', '--fail-on', 'docs_drift,virtual_diff']);
-      expect(res.stderr).toBe(firstRun(repo));
+      expect(res.stderr).toBe(firstRunNotice(repo));
       expect(res.code).toBe(0);
       expect(res.json.items).toEqual([]);
       expect(res.json.cycle).toMatchObject({ landed: 0, ready: 0, answered_by: 'cli' });

@@ -6,7 +6,7 @@
  *
  * A user relies on: no answer is a 5xx (a client mistake is never a server error), every 4xx says
  * what was wrong in the one JSON error shape, nothing crashes (every surface answers afterwards),
- * and a refused request changes nothing (cards, feedback, jobs, Auto Focus, config, the repository).
+ * and a refused request changes nothing (cards, feedback, jobs, Deep-Run sessions, Auto Focus, config, the repository).
  *
  * Seeded and deterministic: request i of seed s is always the same. SOUS_FUZZ_SEED replays a seed,
  * SOUS_FUZZ_REQUESTS sets the total (default 10,000), SOUS_FUZZ_CONCURRENCY the requests in flight.
@@ -90,6 +90,7 @@ describe(`fuzz: malformed requests to every route and MCP tool (seed ${SEED})`, 
       cards: await store.workProducts.list({ workspaceId, limit: 500 }),
       feedback: [...(await store.feedback.countsByDetector(workspaceId)).entries()],
       predictions: await store.predictions.list(workspaceId, { limit: 500 }),
+      deepRuns: await store.deepRuns.list(workspaceId, { limit: 50 }),
       // Warm cycles are the only jobs a request queues; background ones (a deferred start cycle is
       // retried every minute, the backend probe) come and go on their own.
       jobs: (await queue.list({ limit: 500 }))

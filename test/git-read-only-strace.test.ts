@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { READ_ONLY_GIT_FLAGS } from '@sous/retrieval';
-import { embeddedEnv, freePort, sous } from './support/cli';
+import { embeddedEnv, firstRunNotice, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { isGit, readTraces, requireStrace, tracedSous, writesUnder } from './support/strace';
@@ -46,7 +46,7 @@ test('no Sous process, and no git it runs, writes the repository (strace over pr
     writeFile(repo, 'src/extra.ts', 'export const extra = 1;\n');
 
     const prepared = await traced('prepare', ['prepare', '--path', repo, '--json']).done;
-    expect(prepared.stderr).toBe('');
+    expect(prepared.stderr).toBe(firstRunNotice(repo));
     expect(JSON.parse(prepared.stdout).items.some((i: { kind: string }) => i.kind === 'docs_drift')).toBe(true);
     expect((await traced('context', ['context', '--path', repo, '--prompt', 'loadConfig', '--json']).done).code).toBe(0);
     await traced('doctor', ['doctor', '--path', repo, '--json']).done;

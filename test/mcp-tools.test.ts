@@ -74,6 +74,11 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   explain: { id: 'resolution-1' },
   feedback: { id: 'resolution-1', value: 'useful' },
   suggest: {},
+  'deep_run.start': { preset: 'conservative', duration_minutes: 5, cost_cap_usd: 0 },
+  'deep_run.stop': {},
+  'deep_run.inspect': {},
+  'deep_run.list': {},
+  'deep_run.defaults': {},
 };
 
 /** A connected SDK client for a Sous MCP server over an in-memory pair. */
@@ -392,6 +397,18 @@ describe('MCP tools over a real daemon', () => {
     } finally {
       await dotted.close();
     }
+  });
+
+  test('deep_run tools start, inspect, list and stop a session that prepares only', async () => {
+    const defaults = await call('deep_run.defaults');
+    expect(defaults.data).toMatchObject({ units: { duration: 'minutes', cost_cap: 'US dollars of estimated hosted-model spend' }, refused: null });
+    const started = await call('deep_run.start', SAMPLE_ARGS['deep_run.start']);
+    expect(started.data.session).toMatchObject({ state: 'running', preset: 'conservative', duration_minutes: 5, cost_cap_usd: 0 });
+    expect((await call('deep_run.inspect')).data.session.id).toBe(started.data.session.id);
+    expect((await call('deep_run.list', { limit: 5 })).data.sessions[0].id).toBe(started.data.session.id);
+    const stopped = await call('deep_run.stop');
+    expect(stopped.data.session).toMatchObject({ state: 'stopped', stop_reason: 'stop' });
+    expect(stopped.text).toMatch(/stopped \(stop: stopped on request\)/);
   });
 
   test('every tool was called against the live daemon; the repository is untouched', () => {

@@ -14,6 +14,11 @@ export interface CliResult {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed --json output
 }
 
+/** What the first one-shot command on a workspace prints on stderr before creating its embedded database (docs/errors.md). */
+export function firstRunNotice(repo: string): string {
+  return `creating the embedded database in ${path.join(repo, '.sous', 'data')} (first run only, about 15 s)\n`;
+}
+
 /**
  * The environment of a user on the embedded default: no DATABASE_URL/REDIS_URL, SOUS_* or
  * NODE_OPTIONS settings leak in from the test runner (CI exports them for the server-topology suites).

@@ -13,6 +13,10 @@ export interface FakeBackend {
   requests: string[];
   /** JSON bodies of chat requests, in order; filled only with `recordBodies`. */
   bodies: unknown[];
+  /** Chat completions answered (status 200), to compare with what Sous counted. */
+  chatCalls: number;
+  /** Tokens reported in the `usage` of the answered chat completions, summed (0 with `usage: 'none'`). */
+  chatUsage: { promptTokens: number; completionTokens: number };
   /** Every text sent to POST /v1/embeddings, in order (to count what was embedded, and check what was sent). */
   embedded: string[];
   /** While true, POST /v1/embeddings answers 500 (a runtime that lost its embedding model). */
@@ -54,6 +58,22 @@ export interface FakeBackendOptions {
   synonyms?: Record<string, string>;
   /** Address to listen on. Default 127.0.0.1; `0.0.0.0` lets containers reach it through the Docker host. */
   host?: string;
+  /**
+   * The `usage` of chat answers: `fixed` (1 prompt and 1 completion token, the default), `chars` (a
+   * token per 4 characters of the messages and of the answer, as a real server roughly counts; the
+   * answer is cut at `max_tokens`, as a real server cuts it), or
+   * `none` (no usage object, as some local runtimes answer).
+   */
+  usage?: 'fixed' | 'chars' | 'none';
+}
+
+/** The `usage` object the fake reports for one answer, or undefined for none. */
+function usageFor(mode: FakeBackendOptions['usage'], messages: Array<{ content: string }>, content: string): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined {
+  if (mode === 'none') return undefined;
+  if (mode !== 'chars') return { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+  const prompt = Math.ceil(messages.reduce((n, m) => n + String(m.content).length, 0) / 4);
+  const completion = Math.ceil(content.length / 4);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** A chat request as the fake backend received it. */
@@ -100,6 +120,8 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         } catch (err) {
           return send(res, 500, { error: { message: err instanceof Error ? err.message : String(err), type: 'server_error' } });
         }
+        // As a real server does, an answer stops at max_tokens (a token per 4 characters, as `chars` counts).
+        if (options.usage === 'chars' && typeof body.max_tokens === 'number' && body.max_tokens > 0) content = content.slice(0, body.max_tokens * 4);
         if (body.stream === true) {
           // OpenAI's stream shape: one chunk per word, a finish chunk, then [DONE].
           const event = (delta: Record<string, string>, finish: string | null = null) =>
@@ -119,10 +141,16 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
           } else rest();
           return;
         }
+        const usage = usageFor(options.usage, messages, content);
+        if (fake) {
+          fake.chatCalls += 1;
+          fake.chatUsage.promptTokens += usage?.prompt_tokens ?? 0;
+          fake.chatUsage.completionTokens += usage?.completion_tokens ?? 0;
+        }
         return send(res, 200, {
           id: `chatcmpl-${digest}`, object: 'chat.completion', created: 0, model: body.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          ...(usage ? { usage } : {}),
         });
       }
       if (req.method === 'POST' && url.pathname === '/v1/embeddings') {
@@ -151,6 +179,8 @@ export function startFakeBackend(options: FakeBackendOptions = {}): Promise<Fake
         port,
         requests,
         bodies,
+        chatCalls: 0,
+        chatUsage: { promptTokens: 0, completionTokens: 0 },
         embedded,
         failEmbeddings: false,
         holdEmbeddings: false,

@@ -72,8 +72,10 @@ function wrongType(dice: Dice, schema: PropSchema): unknown {
   if (schema.enum) return dice.pick(['not-a-listed-value', {}, 7]);
   switch (schema.type) {
     case 'integer':
-    case 'number':
       return dice.pick<unknown>([{}, [], 'x', true, 1.5, 'NaN']);
+    case 'number':
+      // 1.5 is a number: wrong only for an integer field (a dollar amount takes it).
+      return dice.pick<unknown>([{}, [], 'x', true, 'NaN']);
     case 'boolean':
       return dice.pick<unknown>([{}, [], 'maybe', 7]);
     case 'array':

@@ -11,4 +11,4 @@ from . import api
 from .api import ContextItem, ContextPackage, SousError, SousUnavailableError, query
 
 __all__ = ["api", "query", "ContextItem", "ContextPackage", "SousError", "SousUnavailableError"]
-__version__ = "0.1.0"
+__version__ = "0.9.0"

@@ -56,6 +56,15 @@ export function formatEvent(type: string, data: Record<string, unknown>, colour 
     case 'card.feedback':
       [text, tint] = [`  feedback ${s('value')} on ${s('id')}`, 'cyan'];
       break;
+    case 'deep_run.started':
+      [text, tint] = [`» deep-run ${s('session')} started (${s('preset')}), stops by ${s('deadline')}`, 'bold'];
+      break;
+    case 'deep_run.step':
+      [text, tint] = [`  deep-run step ${s('step')}: ${s('calls')} model calls, $${Number(data['spend_usd'] ?? 0).toFixed(4)}, ${s('produced')} cards`, 'dim'];
+      break;
+    case 'deep_run.ended':
+      [text, tint] = [`« deep-run ${s('session')} ${s('state')} (${s('reason')})`, 'bold'];
+      break;
     default:
       [text, tint] = [`  ${plain(type)}`, undefined];
   }

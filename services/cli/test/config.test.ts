@@ -87,17 +87,14 @@ describe('sous config', () => {
     expect(reserved.map((k) => k.key)).toEqual(
       expect.arrayContaining([
         'backend.prefer_local',
-        'intent.enabled',
-        'intent.include_global_skills',
-        'intent.skill_roots',
         'compute.gpu_memory_fraction',
         'exploration.backend',
         'exploration.api_key',
       ]),
     );
     for (const k of reserved) expect(k.reserved_reason).toMatch(/\w{3,}/);
-    // Refinement acts now (docs/predictions.md): no longer reserved.
-    for (const key of ['compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate', 'refinement.enabled', 'refinement.adoption_pending_confirm_seconds']) {
+    // Refinement and skills act now (docs/predictions.md, docs/skills.md): no longer reserved.
+    for (const key of ['intent.enabled', 'intent.include_global_skills', 'intent.skill_roots', 'intent.skills_loop.enabled', 'intent.skills_loop.max_feedback_events_per_cycle', 'compute.max_cycle_seconds', 'mcp.transport', 'mcp.http_port', 'policy.work_style', 'policy.bundle', 'backend.model', 'exploration.llm_gate', 'refinement.enabled', 'refinement.adoption_pending_confirm_seconds']) {
       expect(keys.find((k) => k.key === key)).toMatchObject({ reserved: false });
     }
 

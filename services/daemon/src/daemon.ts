@@ -23,6 +23,7 @@ import { focusRoutes } from './routes/focus';
 import { goalRoutes } from './routes/goals';
 import { predictionRoutes } from './routes/predictions';
 import { resolveRoutes } from './routes/resolve';
+import { skillRoutes } from './routes/skills';
 import { createSousMcpServer, mcpHttpRoutes } from '@sous/mcp';
 import { preparedWorkRoutes } from './routes/prepared-work';
 import { reRedactStoredWork } from '@sous/engine';
@@ -36,6 +37,9 @@ import { clientRoutes } from './routes/clients';
 import { jobView, type JobView } from './job-view';
 import { defaultQueueName } from './queue-name';
 import { startRepositoryRole, type RepositoryRole, type RoleStatus } from './repository-role';
+import { startDeepRuns, type DeepRunTuning } from './deep-run';
+import { deepRunRoutes } from './routes/deep-run';
+import type { DeepRuns } from '@sous/engine';
 
 /** Everything a running daemon holds; routes read from it, shutdown closes it in order. */
 export interface DaemonContext {
@@ -58,6 +62,8 @@ export interface DaemonContext {
   semantic: DaemonSemantic;
   /** Auto Focus: may this daemon read and prepare its workspace, and why (not). */
   focus: FocusMonitor;
+  /** Deep-Run sessions: long-horizon series of preparation steps (docs/deep-run.md). */
+  deepRuns: DeepRuns;
   workspaceId: string;
   startedAt: Date;
   /** The current (hot-reloaded) configuration. */
@@ -94,6 +100,11 @@ export interface DaemonSupervision {
   onWatcherLost?: (reason: string) => void;
 }
 
+/** Seams of a daemon started in-process (tests): defaults are the real clock, pauses and prices. */
+export interface DaemonSeams {
+  deepRun?: DeepRunTuning;
+}
+
 /** How often a standby reads the stored index for its reads (`/v1/context`, `/status`). */
 const STANDBY_SYNC_MS = 1_000;
 
@@ -104,7 +115,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  * Starts the daemon: config (with hot reload), logs, store, job queue, HTTP interface.
  * Throws a one-line error (port busy, store locked, invalid config) before anything is left half-open.
  */
-export async function startDaemon(options: DaemonOptions, supervision: DaemonSupervision = {}): Promise<RunningDaemon> {
+export async function startDaemon(options: DaemonOptions, supervision: DaemonSupervision = {}, seams: DaemonSeams = {}): Promise<RunningDaemon> {
   const paths = processPaths(options);
   if (!fs.existsSync(paths.root)) throw new Error(`workspace ${paths.root} does not exist`);
   await ensureConfigFile(paths);
@@ -195,6 +206,8 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, focus, logger });
     const activePreparation = preparation;
     cleanup.unshift(async () => activePreparation.close());
+    const deepRuns = startDeepRuns({ store, queue, index, workspaceId: workspace.id, config: () => config, focus, events: preparation.events, logger, ...(seams.deepRun ? { tuning: seams.deepRun } : {}) });
+    cleanup.unshift(async () => deepRuns.close());
     semantic = startSemantic({ store, queue: watcherQueue, index, workspaceId: workspace.id, config: () => config, backend, focus, logger });
     const activeSemantic = semantic;
     cleanup.unshift(async () => activeSemantic.close());
@@ -214,6 +227,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
       preparation,
       semantic,
       focus,
+      deepRuns,
       workspaceId: workspace.id,
       startedAt: new Date(),
       config: () => config,
@@ -224,6 +238,12 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
     registerMaintenanceJobs(queue, backend);
     // Before the queue starts: every record still queued or running is a killed daemon's.
     await settleLeftovers(context.jobs, store, logger);
+    // Sessions a stopped daemon left running: each resumes with its next step, or ends saying why.
+    // Before the queue starts, so a step claimed in this process's name can only be a previous one's.
+    await deepRuns.resume().then(
+      (ids) => ids.length > 0 && logger.info({ sessions: ids }, 'deep-run sessions resumed'),
+      (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'deep-run sessions not resumed'),
+    );
     await queue.start();
     role = await startRepositoryRole({
       redisUrl: options.redisUrl,
@@ -286,6 +306,8 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         lifecycleRoutes(a, context, supervision.requestStop);
         predictionRoutes(a, context);
         resolveRoutes(a, context);
+        skillRoutes(a, context);
+        deepRunRoutes(a, context);
         // MCP over HTTP on the daemon's own port (docs/mcp.md): tools call this daemon's API.
         // The client is made per request: `port` is the bound port once the server listens. The
         // tools' calls carry the caller's own token: they count as that client's, not anyone else's.
@@ -309,6 +331,7 @@ export async function startDaemon(options: DaemonOptions, supervision: DaemonSup
         redact = compileRedactPatterns(next.privacy.redact_patterns);
         logger.info('config reloaded');
         index.configChanged(next);
+        activePreparation.configChanged();
         void reRedact(redact).catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'stored prepared work not redacted again'));
         void backend.check().then(() => activeSemantic.configChanged());
       },

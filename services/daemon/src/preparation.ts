@@ -12,6 +12,7 @@ import {
   PreparedWork,
   Predictions,
   Resolver,
+  Skills,
   createRepositoryView,
   currentHash,
   defaultDetectors,
@@ -25,9 +26,10 @@ import {
   type CycleTriggerKind,
   type ModelAssistHandle,
   type IntentPolicy,
+  type SkillLoopReport,
 } from '@sous/engine';
 import { getBundle, isBundleId } from '@sous/setup';
-import { backendTargetFromConfig, createChatClient, isLocalBackendUrl, type BackendTarget } from '@sous/backend';
+import { backendTargetFromConfig, createChatClient, isLocalBackendUrl, isLoopbackBackendUrl, type BackendTarget } from '@sous/backend';
 import { whenFinished, type JobInfo, type JobQueue } from '@sous/jobs';
 import type { Logger } from '@sous/logging';
 import type { IndexSignal } from '@sous/retrieval';
@@ -66,6 +68,8 @@ interface CycleJobResult {
   candidates?: number;
   ready?: number;
   landed?: number;
+  /** The skills loop's run before this cycle (docs/skills.md#the-skills-loop). */
+  skills_loop?: SkillLoopReport;
 }
 
 export interface Preparation {
@@ -77,6 +81,10 @@ export interface Preparation {
   predictions: Predictions;
   /** `sous.resolve` (spec 2.5): prompt to briefing, served from a ready prediction when it matches. */
   resolver: Resolver;
+  /** Skills (docs/skills.md): discovered before each cycle and on config changes, weighed by the skills loop. */
+  skills: Skills;
+  /** The configuration changed: what depends on it outside cycles (skill roots, zones) is read again. */
+  configChanged(): void;
   /** An active goal names these files: a cycle around them comes first (trigger `goal`). */
   prioritise(paths: string[]): void;
   /** Called by the index after each recorded signal. */
@@ -140,7 +148,7 @@ export function startPreparation(options: {
    * The model's part in a cycle, or why there is none: never with `exploration.llm_gate = never`, nor
    * while the backend probe says it is unreachable (heuristic cards only; nothing breaks).
    */
-  const modelFor = (config: SousConfig): { assist?: ModelAssistHandle; reason: string } => {
+  const modelFor = (config: SousConfig): { assist?: ModelAssistHandle; reason: string; loopback?: boolean } => {
     if (config.exploration.llm_gate === 'never') return { reason: 'exploration.llm_gate is never: heuristic cards only' };
     const probe = options.backend.latest();
     if (probe !== undefined && !probe.reachable && !config.exploration.endpoint) {
@@ -156,12 +164,13 @@ export function startPreparation(options: {
         const chat = createChatClient(target);
         assistFor = { key, assist: createModelAssist({ chat, gate: config.exploration.llm_gate, model: target.model }) };
       }
-      return { assist: assistFor.assist, reason: `model ${target.model} at ${target.baseUrl}` };
+      return { assist: assistFor.assist, reason: `model ${target.model} at ${target.baseUrl}`, loopback: isLoopbackBackendUrl(target.baseUrl) };
     } catch (err) {
       return { reason: `${err instanceof Error ? err.message : String(err)}: heuristic cards only` };
     }
   };
   const indexedHash = async (path: string): Promise<string | null> => index.live.reader().file(path)?.sha256 ?? null;
+  const skills = new Skills({ store, workspaceId, root, config: () => options.config(), mayRead: () => options.focus.mayRead() });
   const work = new PreparedWork({
     store,
     workspaceId,
@@ -170,6 +179,7 @@ export function startPreparation(options: {
     diskHash: (path) => currentHash(root, index.policy(), path),
     events,
     cap: () => options.config().exploration.max_ready_cards,
+    skills: () => skills.current(),
   });
   const brief = async (prompt: string) => {
     if (!options.focus.mayRead() || index.live.status().state !== 'ready') return null;
@@ -203,6 +213,7 @@ export function startPreparation(options: {
     policy: () => intentPolicy(options.config()),
     categoryShift: (shift) => predictions.categoryShift(shift),
     feedbackRecorded: () => predictions.history(),
+    skills: () => skills.current(),
   });
   const logFailure = (what: string) => (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, what);
   // Cycles this process ran, and the waits for cycles it queued (any process may run them: docs/jobs.md, "Scale-out").
@@ -266,7 +277,16 @@ export function startPreparation(options: {
       }
       const view = createRepositoryView(source.reader, index.policy());
       const model = modelFor(config);
-      const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, ...(model.assist ? { model: model.assist } : {}) });
+      // Skills before the cycle: roots read again, then the loop's share of feedback (at most the per-cycle cap).
+      const loop = await skills
+        .refresh()
+        .then(() => skills.learn())
+        .catch((err: unknown) => {
+          logFailure('the skills loop failed; this cycle ranks skills by their last weights')(err);
+          return undefined;
+        });
+      const cycleSkills = { ranker: skills.current(), modelOnLoopback: model.loopback === true };
+      const result = await runCycle({ store, workspaceId, view, trigger, config, detectors: defaultDetectors(), signal: job.signal, events, skills: cycleSkills, ...(model.assist ? { model: model.assist } : {}) });
       const modelError = model.assist?.lastError();
       state.model = model.assist && !modelError ? { mode: 'model', reason: model.reason } : { mode: 'heuristic', reason: modelError ? `the model failed (${modelError}): heuristic cards only` : model.reason };
       state.deferred = null;
@@ -274,7 +294,7 @@ export function startPreparation(options: {
       // The registry survives cycles: a cycle only fills briefings still drafting and seeds new goals.
       await predictions.refresh().catch(logFailure('refreshing predictions failed'));
       logger.info({ cycle: result.id, trigger: result.trigger, ms: result.duration_ms, candidates: result.candidates, ready: result.ready.length, landed: result.landed, stale: result.stale }, 'preparation cycle finished');
-      return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors } as CycleJobResult;
+      return { cycle: result.id, duration_ms: result.duration_ms, frontier: result.frontier, candidates: result.candidates, ready: result.ready.length, landed: result.landed, held: result.held, superseded: result.superseded, stale: result.stale, detectors: result.detectors, ...(loop ? { skills_loop: loop } : {}) } as CycleJobResult;
     },
     { payload: cyclePayload },
   );
@@ -292,12 +312,18 @@ export function startPreparation(options: {
   void index.ready.then(() => predictions.patterns()).catch(logFailure('reading commit patterns failed'));
   // Past requests and their feedback (the history source), from the stored resolutions.
   void index.ready.then(() => predictions.history()).catch(logFailure('reading resolution history failed'));
+  // Skills known before the first cycle, so that resolve can name them at once.
+  void index.ready.then(() => skills.refresh()).catch(logFailure('discovering skills failed'));
 
   return {
     events,
     work,
     predictions,
     resolver,
+    skills,
+    configChanged() {
+      skills.refresh().catch(logFailure('discovering skills failed'));
+    },
     signal(signal) {
       lastActivity = Date.now();
       const paths = signal.kind === 'file_change' ? signal.paths : 'all';

@@ -17,6 +17,7 @@ import { BackendMonitor } from './backend-monitor';
 import { mirrorJobs } from './job-records';
 import { registerMaintenanceJobs } from './maintenance-jobs';
 import { startPreparation } from './preparation';
+import { startDeepRuns } from './deep-run';
 import { startDaemonIndex } from './repository-index';
 import { defaultQueueName } from './queue-name';
 
@@ -82,6 +83,9 @@ export async function startWorker(options: ProcessOptions): Promise<RunningWorke
     const preparation = startPreparation({ store, queue, index, workspaceId: workspace.id, root: paths.root, config: () => config, backend, focus, logger });
     cleanup.unshift(async () => preparation.close());
     registerMaintenanceJobs(queue, backend);
+    // Deep-Run steps are on the shared queue too: a step this worker runs queues the session's next one.
+    const deepRuns = startDeepRuns({ store, queue, index, workspaceId: workspace.id, config: () => config, focus, events: preparation.events, logger });
+    cleanup.unshift(async () => deepRuns.close());
     const watcher = watchConfig(paths.config, {
       onChange(next) {
         config = next;

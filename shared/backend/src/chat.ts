@@ -37,11 +37,25 @@ export interface ChatOptions {
   signal?: AbortSignal;
 }
 
+/** Tokens of one completion as the server counted them (the OpenAI `usage` object). */
+export interface ChatUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** An answer with what it cost: `usage` is null when the server sent none (some local runtimes). */
+export interface ChatAnswer {
+  text: string;
+  usage: ChatUsage | null;
+}
+
 export interface ChatClient {
   /** The model answering, for "written by" lines. */
   readonly model: string;
   /** The assistant's text. Throws `BackendError` only. */
   complete(messages: ChatMessage[], options?: ChatOptions): Promise<string>;
+  /** The assistant's text and the tokens the server counted (Deep-Run's spend estimate). Throws `BackendError` only. */
+  completeWithUsage(messages: ChatMessage[], options?: ChatOptions): Promise<ChatAnswer>;
 }
 
 export interface ChatClientOptions {
@@ -65,25 +79,35 @@ export function createChatClient(target: BackendTarget, options: ChatClientOptio
   // Local runtimes ignore the key, but the SDK insists on one.
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS;
   const client = new OpenAI({ baseURL: target.baseUrl, apiKey: apiKey || 'sous-local', timeout: timeoutMs, maxRetries: 0 });
+  const completeWithUsage = async (messages: ChatMessage[], chatOptions: ChatOptions = {}): Promise<ChatAnswer> => {
+    if (chatOptions.signal?.aborted) throw new BackendError('aborted', `request to ${endpoint} was cancelled`);
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    const started = Date.now();
+    try {
+      completion = await client.chat.completions.create(
+        { model: target.model, messages, max_tokens: chatOptions.maxTokens ?? DEFAULT_CHAT_MAX_TOKENS, stream: false },
+        chatOptions.signal ? { signal: chatOptions.signal } : {},
+      );
+    } catch (err) {
+      throw toBackendError(err, { endpoint, model: target.model, apiKey, timedOut: Date.now() - started >= timeoutMs * 0.95 });
+    }
+    const text = completion.choices?.[0]?.message?.content;
+    if (typeof text !== 'string' || text.trim() === '') throw new BackendError('empty', `${endpoint} returned no text for model ${target.model}`);
+    return { text, usage: usageOf(completion.usage) };
+  };
   return {
     model: target.model,
-    async complete(messages, chatOptions = {}) {
-      if (chatOptions.signal?.aborted) throw new BackendError('aborted', `request to ${endpoint} was cancelled`);
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      const started = Date.now();
-      try {
-        completion = await client.chat.completions.create(
-          { model: target.model, messages, max_tokens: chatOptions.maxTokens ?? DEFAULT_CHAT_MAX_TOKENS, stream: false },
-          chatOptions.signal ? { signal: chatOptions.signal } : {},
-        );
-      } catch (err) {
-        throw toBackendError(err, { endpoint, model: target.model, apiKey, timedOut: Date.now() - started >= timeoutMs * 0.95 });
-      }
-      const text = completion.choices?.[0]?.message?.content;
-      if (typeof text !== 'string' || text.trim() === '') throw new BackendError('empty', `${endpoint} returned no text for model ${target.model}`);
-      return text;
-    },
+    completeWithUsage,
+    complete: async (messages, chatOptions) => (await completeWithUsage(messages, chatOptions)).text,
   };
+}
+
+/** The server's token counts, or null when it sent none or nonsense. */
+function usageOf(usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined | null): ChatUsage | null {
+  const count = (n: unknown): number | null => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
+  const prompt = count(usage?.prompt_tokens);
+  const completion = count(usage?.completion_tokens);
+  return prompt === null || completion === null ? null : { promptTokens: prompt, completionTokens: completion };
 }
 
 /** The `backend.*` and `backends.*` parts of the config this module reads (structurally, to stay free of @sous/config). */

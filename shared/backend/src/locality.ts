@@ -21,3 +21,21 @@ export function isLocalBackendUrl(url: string): boolean {
   // A bare name without dots (a compose service such as `ollama`) resolves on the private network.
   return !host.includes('.');
 }
+
+/**
+ * True only for a backend on this machine's loopback: `localhost` (and `*.localhost`), 127.0.0.0/8,
+ * `::1`. Decided by the URL as written, never by resolving a name (a name could resolve elsewhere
+ * tomorrow). The stricter test for what must not leave the machine at all: external skills' text
+ * (docs/skills.md#zones).
+ */
+export function isLoopbackBackendUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.split('.')[0] === '127';
+  return host === '::1';
+}

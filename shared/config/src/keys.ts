@@ -181,19 +181,12 @@ function row(key: string, shape: Shape, defaultValue: ConfigValue | undefined, d
 
 const C = D.DEFAULT_CONFIG;
 
-const NO_SKILLS = 'skill discovery and the skills feedback loop are not built in this release';
-
 /**
  * Keys that are validated but read by nothing yet, with the reason. Checked by grepping services/ and
  * shared/ for each key when this list changes; the daemon, CLI and MCP server never consult these.
  */
 export const RESERVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
   'backend.prefer_local': 'only backend.* (or one backends.<profile>) is used; there is no local/hosted choice to make yet',
-  'intent.enabled': NO_SKILLS,
-  'intent.include_global_skills': `${NO_SKILLS}; Sous scans no skill roots at all, global or local`,
-  'intent.skill_roots': NO_SKILLS,
-  'intent.skills_loop.enabled': NO_SKILLS,
-  'intent.skills_loop.max_feedback_events_per_cycle': NO_SKILLS,
   'compute.device': 'Sous runs no local model itself; the model backend chooses its device',
   'compute.gpu_memory_fraction': 'Sous runs no local model itself and does not cap GPU memory; the model backend does',
   'exploration.backend': 'exploration uses exploration.endpoint when set, else backend.base_url; there is no separate local/remote switch',
@@ -229,11 +222,11 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
   row('mcp.http_host', hostname(), C.mcp.http_host, 'Host sous mcp binds for sse/http without --host (loopback; another address also needs --allow-remote).'),
   row('mcp.http_port', int(1, 65535), C.mcp.http_port, 'Port sous mcp listens on for sse/http without --port.'),
   row('mcp.tool_names', oneOf(MCP_TOOL_NAME_STYLES), C.mcp.tool_names, 'How MCP tool names are listed: underscore (sous_status; every client accepts it) or dotted (sous.status, as the spec writes them). Both forms are accepted on call.', true),
-  row('intent.enabled', bool(), C.intent.enabled, 'Infer intent from skills and signals.'),
-  row('intent.include_global_skills', bool(), C.intent.include_global_skills, 'Also scan global (outside the repository) skill roots.'),
-  row('intent.skill_roots', repoDirs(), [...C.intent.skill_roots], 'Repository-local directories searched for skills.'),
-  row('intent.skills_loop.enabled', bool(), C.intent.skills_loop.enabled, 'Learn from feedback on skill-derived work.'),
-  row('intent.skills_loop.max_feedback_events_per_cycle', int(1, 100_000), C.intent.skills_loop.max_feedback_events_per_cycle, 'Most feedback events consumed per cycle.'),
+  row('intent.enabled', bool(), C.intent.enabled, 'Use skills: discover them, name them in briefings, weigh them by feedback (docs/skills.md).'),
+  row('intent.include_global_skills', bool(), C.intent.include_global_skills, 'Also scan the global skill roots in your home (~/.claude/skills, ~/.codex/skills); their skills are external and never leave this machine.'),
+  row('intent.skill_roots', repoDirs(), [...C.intent.skill_roots], 'Repository-local directories searched for skills (folders holding a SKILL.md).'),
+  row('intent.skills_loop.enabled', bool(), C.intent.skills_loop.enabled, 'Weigh skills by feedback on the cards and briefings that used them.'),
+  row('intent.skills_loop.max_feedback_events_per_cycle', int(1, 100_000), C.intent.skills_loop.max_feedback_events_per_cycle, 'Most feedback events the skills loop reads per preparation cycle; the rest wait for the next.'),
   row('gateway.passthrough.enabled', bool(), C.gateway.passthrough.enabled, 'Let the proxy pass requests through to the upstream unchanged.'),
   {
     ...row('gateway.routes.<model_prefix>', url(), undefined, 'Routes a model-name prefix to an upstream URL (none by default).'),

@@ -1,5 +1,5 @@
 // Work: what preparation produces.
-export type { Candidate, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
+export type { Candidate, CandidateSkill, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
 export { makeVirtualDiff } from './work/virtual-diff';
 export type { FileEdit } from './work/virtual-diff';
 // View: the repository as detectors read it.
@@ -76,3 +76,56 @@ export type { ResolveRequest, ResolutionView, ResolveCard, Alternative, Resolver
 export { explainResolution } from './resolve/explain';
 export type { ResolutionExplanation } from './resolve/explain';
 export { HIT_THRESHOLD, jaccard, promptKey, tokenSet } from './resolve/similarity';
+// Skills: SKILL.md folders in repo-local roots (global ones on request), zones, the skills loop, ranking.
+export { SKILL_ZONES } from './skills/types';
+export type { Skill, SkillZone, SkillCatalogue, SkillDiagnostic, SkillRootReport } from './skills/types';
+export { discoverSkills, skillId, SKILL_FILE, SKILL_FILE_MAX_BYTES, SKILL_BODY_CHARS, SKILL_MAX_DEPTH, SKILLS_PER_ROOT_MAX } from './skills/discover';
+export type { DiscoverOptions } from './skills/discover';
+export { GLOBAL_SKILL_ROOTS } from './skills/roots';
+export { parseSkillFile, SKILL_NAME_MAX, SKILL_DESCRIPTION_MAX } from './skills/front-matter';
+export { zoneAllows } from './skills/zones';
+export type { SkillDestination } from './skills/zones';
+export { MIN_RELEVANCE, relevance, termSet } from './skills/relevance';
+export { skillWeight, NEUTRAL_WEIGHT, MAX_WEIGHT } from './skills/weights';
+export type { SkillCounts } from './skills/weights';
+export { SkillRanker, DEFAULT_SKILLS_PER_WORK } from './skills/ranker';
+export type { WeighedSkill, SkillMatch, RankOptions } from './skills/ranker';
+export { runSkillsLoop } from './skills/loop';
+export type { SkillLoopReport } from './skills/loop';
+export { withSkills, GUIDANCE_BODY_CHARS } from './skills/assign';
+export type { CycleSkills } from './skills/assign';
+export { Skills } from './skills/skills';
+export type { SkillsOptions, SkillList } from './skills/skills';
+export { skillWire, inspectSkill, briefingSkills, cardSkills } from './skills/views';
+export type { SkillWire, BriefingSkill, SkillAction } from './skills/views';
+
+// Deep-Run: long-horizon sessions that prepare only (spec 1 invariant 6; docs/deep-run.md).
+export { DeepRuns } from './deep-run/sessions';
+export type { DeepRunRequest, DeepRunDefaults } from './deep-run/sessions';
+export { DEEP_RUN_STEP_JOB, DEFAULT_TICK_MS } from './deep-run/options';
+export type { DeepRunsOptions, DeepRunModel } from './deep-run/options';
+export type { DeepRunStepPayload, DeepRunStepResult } from './deep-run/step';
+export { PRESET_OVERRIDES, DEFAULT_COST_CAP_USD, MAX_DURATION_MINUTES, MAX_COST_CAP_USD, layerPreset } from './deep-run/presets';
+export type { BundleBaseline, PresetOverrides } from './deep-run/presets';
+export {
+  HOSTED_PRICE_PER_MILLION_USD,
+  LOCAL_PRICE,
+  ESTIMATE_CHARS_PER_TOKEN,
+  PRECHECK_CHARS_PER_TOKEN,
+  MESSAGE_OVERHEAD_TOKENS,
+  SPEND_METHOD,
+  SpendMeter,
+  costUsd,
+  defaultPrice,
+  estimatePromptTokens,
+  estimateCompletionTokens,
+} from './deep-run/spend';
+export type { Price, StepSpend } from './deep-run/spend';
+export { CallHeld, meteredChat, DEFAULT_CALL_MAX_TOKENS } from './deep-run/metered-chat';
+export type { UsageChatClient, MeterScope } from './deep-run/metered-chat';
+export { allTargets, stepTargets } from './deep-run/targets';
+export type { StepTarget } from './deep-run/targets';
+export { DEEP_RUN_UNITS, PRODUCED_LISTED, deepRunView, deadlineBy } from './deep-run/view';
+export type { DeepRunView, ProducedCard } from './deep-run/view';
+export { limitReached } from './deep-run/limits';
+export type { SessionEnd } from './deep-run/limits';

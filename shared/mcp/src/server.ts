@@ -13,6 +13,7 @@ import { DaemonStartError, DaemonWaitError, ToolRegistry, type DaemonApi } from 
 import { artefactTools } from './tools/artefacts';
 import { focusTools } from './tools/focus';
 import { goalTools } from './tools/goals';
+import { deepRunTools } from './tools/deep-run';
 import { predictionTools } from './tools/predictions';
 import { resolveTools } from './tools/resolve';
 import { operationsTools } from './tools/operations';
@@ -42,7 +43,7 @@ export interface SousMcpServerOptions {
 
 /** Every Sous tool of this release. Later issues append their definitions here (intent, predictions, goals, deep runs). */
 export function sousToolRegistry(): ToolRegistry {
-  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools, ...predictionTools, ...resolveTools);
+  return new ToolRegistry().add(...preparedWorkTools, ...searchTools, ...operationsTools, ...focusTools, ...setupTools, ...artefactTools, ...goalTools, ...predictionTools, ...resolveTools, ...deepRunTools);
 }
 
 let defaultRegistry: ToolRegistry | undefined;

@@ -6,17 +6,17 @@
  * wire vocabulary the tools list matches the packages that own it.
  */
 import Joi from 'joi';
-import { WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES, FEEDBACK_VALUES as STORE_FEEDBACK, GOAL_STATUSES as STORE_GOAL_STATUSES } from '@sous/store';
+import { WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES, FEEDBACK_VALUES as STORE_FEEDBACK, GOAL_STATUSES as STORE_GOAL_STATUSES, DEEP_RUN_PRESETS as STORE_DEEP_RUN_PRESETS } from '@sous/store';
 import { JOB_STATES as QUEUE_JOB_STATES } from '@sous/jobs';
 import { FOCUS_MODES as FOCUS_PACKAGE_MODES } from '@sous/focus';
 import { CLIENT_NAMESPACE, NAME_RULE, idProblem, listedName, resolveToolName } from '../src/names';
 import { ToolRegistry, defineTool, toolResult } from '../src/registry';
 import { sousToolRegistry } from '../src/server';
-import { CARD_KINDS, CARD_STATES, FEEDBACK_VALUES, FOCUS_MODES, GOAL_STATUSES, JOB_STATES } from '../src/tools/wire';
+import { CARD_KINDS, CARD_STATES, DEEP_RUN_PRESETS, FEEDBACK_VALUES, FOCUS_MODES, GOAL_STATUSES, JOB_STATES } from '../src/tools/wire';
 
 const registry = sousToolRegistry();
 
-/** The spec 4.6 tools this release serves (intent, predictions, goals and deep runs come later). */
+/** Spec 4.6 tools this release serves (each must be listed; more may be). */
 const SPEC_TOOLS = [
   'prepared_work.dashboard',
   'work_products.list',
@@ -53,6 +53,11 @@ const SPEC_TOOLS = [
   'goals.declare',
   'goals.update_status',
   'goals.delete',
+  'deep_run.start',
+  'deep_run.stop',
+  'deep_run.inspect',
+  'deep_run.list',
+  'deep_run.defaults',
 ];
 
 describe('tool names', () => {
@@ -122,5 +127,6 @@ describe('tool names', () => {
     expect([...JOB_STATES].sort()).toEqual([...QUEUE_JOB_STATES].sort());
     expect([...FOCUS_MODES]).toEqual([...FOCUS_PACKAGE_MODES]);
     expect([...GOAL_STATUSES]).toEqual([...STORE_GOAL_STATUSES]);
+    expect([...DEEP_RUN_PRESETS]).toEqual([...STORE_DEEP_RUN_PRESETS]);
   });
 });

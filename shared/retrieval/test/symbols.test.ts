@@ -107,6 +107,7 @@ describe('extractSymbols with tree-sitter', () => {
       'class Cache { get(key) { return key; } }',
       'module.exports = { build, Cache };',
       'export { build };',
+      "export { default as theme } from './theme.js';", // `default` is a keyword token since tree-sitter-javascript 0.25
     ].join('\n');
     const symbols = await extractSymbols('javascript', text);
     expect(definitions(symbols)).toEqual({
@@ -118,6 +119,7 @@ describe('extractSymbols with tree-sitter', () => {
     expect(symbols.imports).toEqual([
       { source: 'path', names: [], line: 1 },
       { source: './helper.js', names: ['helper'], line: 2 },
+      { source: './theme.js', names: ['default'], line: 7 },
     ]);
     expect(reference(symbols, 'path')).toEqual({ line: 3, count: 1 });
     expect(reference(symbols, 'build')).toEqual({ line: 5, count: 2 });
@@ -187,6 +189,9 @@ describe('extractSymbols with tree-sitter', () => {
       '\treturn nil', // 19
       '}', // 20
       'func newServer() *Server { return &Server{Port: DefaultPort} }', // 21
+      'var (', // 22: grouped specs sit in a var_spec_list since tree-sitter-go 0.25
+      '\tMaxConns = 10', // 23
+      ')', // 24
     ].join('\n');
     const symbols = await extractSymbols('go', text);
     expect(definitions(symbols)).toEqual({
@@ -198,6 +203,7 @@ describe('extractSymbols with tree-sitter', () => {
       'Port:type': '15-15+',
       'Serve:method': '17-20+',
       'newServer:function': '21-21-',
+      'MaxConns:variable': '23-23+',
     });
     expect(symbols.imports).toEqual([
       { source: 'fmt', names: [], line: 4 },

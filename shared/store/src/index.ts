@@ -27,9 +27,13 @@ export type { ResolutionRow, EvidenceRef } from './schema/resolutions';
 export { signalEvents, SIGNAL_KINDS } from './schema/signals';
 export type { SignalEventRow, SignalKind } from './schema/signals';
 export { jobs, JOB_RECORD_STATES } from './schema/jobs';
+export { skillStates, skillFeedback, skillLoopEvents } from './schema/skills';
+export type { SkillStateRow, SkillFeedbackRow } from './schema/skills';
 export { chunkEmbeddings } from './schema/chunk-embeddings';
 export type { ChunkEmbeddingRow } from './schema/chunk-embeddings';
 export type { JobRow, JobRecordState } from './schema/jobs';
+export { deepRunSessions, DEEP_RUN_PRESETS, DEEP_RUN_STATES, DEEP_RUN_STOP_REASONS } from './schema/deep-run';
+export type { DeepRunRow, DeepRunPresetId, DeepRunState, DeepRunStopReason, DeepRunSettings } from './schema/deep-run';
 
 export type { WorkspaceRepository, WorkspaceInput } from './repositories/workspaces';
 export type {
@@ -46,7 +50,9 @@ export type { PredictionRepository, PredictionInput, PredictionPatch } from './r
 export { sha256Hex } from './repositories/resolutions';
 export type { ResolutionRepository, ResolutionInput } from './repositories/resolutions';
 export type { SignalEventRepository, SignalEventInput } from './repositories/signals';
+export type { SkillRepository, SkillLoopEvent, ConsumeResult } from './repositories/skills';
 export type { JobRepository, JobStateRecord } from './repositories/jobs';
+export type { DeepRunRepository, DeepRunInput, DeepRunStepTally, DeepRunEnd } from './repositories/deep-run';
 export type { RepositoryIndexRepository, IndexChanges, IndexFileInput, IndexBlobInput, IndexStateInput } from './repositories/repository-index';
 export { VECTOR_PAGE_ROWS } from './repositories/chunk-embeddings';
 export type { StoredTextRepository, RewriteResult } from './repositories/stored-text';

@@ -10,6 +10,7 @@ import {
 import { StoreError, firstLine } from './errors';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
+import { createDeepRunRepository, type DeepRunRepository } from './repositories/deep-run';
 import { createChunkEmbeddingRepository, type ChunkEmbeddingRepository } from './repositories/chunk-embeddings';
 import { createFeedbackRepository, type FeedbackRepository } from './repositories/feedback';
 import { createGoalRepository, type GoalRepository } from './repositories/goals';
@@ -17,6 +18,7 @@ import { createJobRepository, type JobRepository } from './repositories/jobs';
 import { createPredictionRepository, type PredictionRepository } from './repositories/predictions';
 import { createRepositoryIndexRepository, type RepositoryIndexRepository } from './repositories/repository-index';
 import { createResolutionRepository, type ResolutionRepository } from './repositories/resolutions';
+import { createSkillRepository, type SkillRepository } from './repositories/skills';
 import { createSignalEventRepository, type SignalEventRepository } from './repositories/signals';
 import { createStoredTextRepository, type StoredTextRepository } from './repositories/stored-text';
 import { createWorkProductRepository, type WorkProductRepository } from './repositories/work-products';
@@ -76,7 +78,11 @@ export interface Store {
   readonly predictions: PredictionRepository;
   readonly resolutions: ResolutionRepository;
   readonly signals: SignalEventRepository;
+  /** What the skills loop learned about each skill, explicit skill feedback, the loop's cursor. */
+  readonly skills: SkillRepository;
   readonly jobs: JobRepository;
+  /** Deep-Run sessions (docs/deep-run.md): long-horizon series of preparation steps. */
+  readonly deepRuns: DeepRunRepository;
   /** The repository index (retrieval): files, contents, state. */
   readonly repositoryIndex: RepositoryIndexRepository;
   /** Chunk embeddings of the semantic stage of retrieval (optional; empty without a model backend). */
@@ -137,7 +143,9 @@ function assemble(backend: Backend, healthTimeoutMs: number): Store {
     predictions: createPredictionRepository(db),
     resolutions: createResolutionRepository(db),
     signals: createSignalEventRepository(db),
+    skills: createSkillRepository(db),
     jobs: createJobRepository(db),
+    deepRuns: createDeepRunRepository(db),
     repositoryIndex: createRepositoryIndexRepository(db),
     chunkEmbeddings: createChunkEmbeddingRepository(db, backend.kind),
     outage: () => (closing ? null : backend.outage()),

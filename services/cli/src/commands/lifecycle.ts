@@ -11,12 +11,14 @@ import { registerWatchCommand } from './watch';
 import { registerResourcesCommands } from './resources';
 import { registerFocusCommands } from './focus';
 import { registerGoalsCommands } from './goals';
+import { registerSkillsCommands } from './skills';
+import { registerDeepRunCommands } from './deep-run';
 import { registerInspectCommand } from './inspect';
 import { registerForgetCommand } from './forget';
 import { registerMcpCommand } from './mcp';
 import { registerProxyCommand } from './proxy';
 
-/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, `goals`, and `proxy`. */
+/** Spec 4.7 lifecycle (init, up, down, status, ps, show, logs, doctor, jobs), the one-shots `context` and `prepare`, `goals`, `skills`, `deep-run`, and `proxy`. */
 export function registerLifecycleCommands(program: Command): void {
   registerInitCommand(program);
   registerUpCommands(program);
@@ -30,6 +32,8 @@ export function registerLifecycleCommands(program: Command): void {
   registerResourcesCommands(program);
   registerFocusCommands(program);
   registerGoalsCommands(program);
+  registerSkillsCommands(program);
+  registerDeepRunCommands(program);
   registerInspectCommand(program);
   registerForgetCommand(program);
   registerMcpCommand(program);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SousPaths } from '@sous/config';
-import { createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
+import { Skills, createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
 import { FINAL_JOB_STATES, type JobInfo } from '@sous/jobs';
 import { DaemonRequestError } from '@sous/runtime';
 import { WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
@@ -117,9 +117,13 @@ function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> 
     await markStale({ store, workspaceId }, 'all', async (p) => reader.file(p)?.sha256 ?? null);
     const view = createRepositoryView(reader, policy);
     const signal = AbortSignal.timeout(config.compute.max_cycle_seconds * 1000);
+    // The same skills step as a daemon's cycle (docs/skills.md): roots read, the loop's share of feedback.
+    const skills = new Skills({ store, workspaceId, root: paths.root, config: () => config });
+    await skills.refresh();
+    await skills.learn();
     let result: CycleResult;
     try {
-      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), signal });
+      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), signal, skills: { ranker: skills.current(), modelOnLoopback: false } });
     } catch (err) {
       if (signal.aborted) throw new CliError(`the preparation cycle ran past compute.max_cycle_seconds (${config.compute.max_cycle_seconds} s); raise it with sous config set compute.max_cycle_seconds <n>`);
       throw err;

@@ -6,7 +6,7 @@ import { validate } from '@sous/http';
 import { EngineError } from '@sous/engine';
 import type { DaemonContext } from '../daemon';
 
-const clientId = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/);
+export const clientId = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/);
 const resolveBody = Joi.object({
   prompt: Joi.string().trim().min(1).max(20_000).required(),
   budget_tokens: Joi.number().integer().min(50).max(200_000),
@@ -85,7 +85,9 @@ export function resolveRoutes(app: Express, ctx: DaemonContext): void {
     validate(emptyQuery, req.body, 'body');
     const { resolutions, feedback } = await ctx.preparation.resolver.forget();
     const predictions = await ctx.preparation.predictions.clear();
-    res.json({ forgotten: { resolutions, predictions, feedback } });
+    // What the skills loop learned from that feedback goes with it; dismissed skills stay dismissed.
+    const skills = await ctx.preparation.skills.forget();
+    res.json({ forgotten: { resolutions, predictions, feedback: feedback + skills.feedback, skill_states: skills.states } });
   });
 
   app.get('/v1/suggest', async (req, res) => {

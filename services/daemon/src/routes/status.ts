@@ -46,6 +46,7 @@ export function statusRoutes(app: Express, ctx: DaemonContext): void {
       watch: ctx.watchMode(),
       index: { ...index, scope: ctx.index.scope(), coverage: ctx.index.live.coverage(), semantic: ctx.semantic.status() },
       preparation: ctx.preparation.status(),
+      skills: ctx.preparation.skills.status(),
       focus: { ...ctx.focus.own(), may_read: ctx.focus.mayRead(), may_prepare: ctx.focus.mayPrepare(), selected: ctx.focus.decision().selected, mode: ctx.focus.decision().mode },
     });
   });

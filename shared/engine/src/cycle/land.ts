@@ -131,6 +131,8 @@ function details(ctx: LandContext, scored: Scored): Record<string, unknown> {
     ...(c.diff ? { diff: c.diff } : {}),
     ...(c.draft ? { draft: c.draft } : {}),
     ...(c.follows !== undefined ? { follows: c.follows } : {}),
+    // Ids only (never a skill's text): feedback on the card reaches these skills through the skills loop.
+    ...(c.skills?.length ? { skills: c.skills.map((s) => s.id) } : {}),
     score_parts: scored.parts,
     ...(scored.held !== undefined ? { held: scored.held } : {}),
     cycle: ctx.cycleId,

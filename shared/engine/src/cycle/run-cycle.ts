@@ -13,6 +13,7 @@ import type { Detector, DetectorResult, Frontier } from '../detectors/types';
 import type { EngineEvents } from '../events/engine-events';
 import type { RepositoryView } from '../view/repository-view';
 import { keepStoredDrafts, modelContext } from '../model/cycle-context';
+import { withSkills, type CycleSkills } from '../skills/assign';
 import type { Candidate, CycleTrigger } from '../work/types';
 import { buildFrontier, frontierSeeds } from './frontier';
 import { applyFeedBudget, heldByBudget } from './budget';
@@ -62,6 +63,8 @@ export interface CycleOptions {
   model?: ModelAssist;
   /** Detectors run at once. Default: from `compute.cpu_fraction` of the cores, at least 1. */
   concurrency?: number;
+  /** Skills to suggest for each candidate (docs/skills.md#in-preparation). Default: none. */
+  skills?: CycleSkills;
 }
 
 export interface DetectorReport {
@@ -82,6 +85,8 @@ export interface CycleResult {
   ready: string[];
   /** Cards that became ready in this cycle (new, regenerated or promoted). */
   landed: number;
+  /** Ids of the cards this cycle stored anew or moved (inserted, superseded by a new card, or updated), ready or candidate. */
+  produced: string[];
   held: number;
   superseded: number;
   stale: number;
@@ -124,11 +129,13 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
 
   // A draft that follows a finding is off with the finding's detector (a draft after a note nobody sees).
   const on = (c: Candidate): boolean => !detectorOff(c.detector, exploration.detectors_off) && (c.follows === undefined || !detectorOff(c.follows, exploration.detectors_off));
-  let candidates = dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c));
+  // Skills first: the model's prompts may follow the skill suggested for a candidate.
+  const skilled = (list: Candidate[]): Candidate[] => (options.skills === undefined ? list : list.map((c) => withSkills(c, options.skills!)));
+  let candidates = skilled(dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c)));
   const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
   if (options.model !== undefined) {
     const proposal = await options.model.propose(view, candidates, signal, modelContext(frontier, seeds, await openCards()));
-    candidates = dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c));
+    candidates = skilled(dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c)));
   }
   signal.throwIfAborted();
 
@@ -154,6 +161,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     candidates: candidates.length,
     ready: [],
     landed: 0,
+    produced: [],
     held: 0,
     superseded: 0,
     stale: 0,
@@ -165,6 +173,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     const before = open.find((card) => card.claimKey === claimKey(s.candidate))?.state;
     const outcome = await land({ store, workspaceId, cycleId: id, trigger: trigger.kind, ...(events ? { events } : {}) }, s);
     if (outcome.outcome === 'superseded') result.superseded++;
+    if (outcome.outcome === 'inserted' || outcome.outcome === 'superseded' || outcome.outcome === 'updated') result.produced.push(outcome.id);
     if (outcome.state === 'ready') {
       result.ready.push(outcome.id);
       if (before !== 'ready' || outcome.outcome === 'superseded') result.landed++;

@@ -13,7 +13,7 @@ export const DEFAULT_RETRY_MS = 60_000;
 const MAX_TRIGGER_PATHS = 500;
 
 /** Which of two triggers names the cycle: an explicit request over a commit over a save. */
-const RANK: Record<CycleTriggerKind, number> = { warm: 5, goal: 4, commit: 3, uncommitted: 2, file_change: 1, start: 0 };
+const RANK: Record<CycleTriggerKind, number> = { deep_run: 6, warm: 5, goal: 4, commit: 3, uncommitted: 2, file_change: 1, start: 0 };
 
 export interface SchedulerOptions {
   /** Queues one cycle; the scheduler calls `cycleEnded` when the daemon sees it finish. */

@@ -12,7 +12,10 @@ export type EngineEvent =
   | { type: 'card.stale'; id: string; kind: string; reason: string }
   | { type: 'card.superseded'; id: string; kind: string; by: string }
   | { type: 'card.dismissed'; id: string; kind: string }
-  | { type: 'card.feedback'; id: string; kind: string; value: string };
+  | { type: 'card.feedback'; id: string; kind: string; value: string }
+  | { type: 'deep_run.started'; session: string; preset: string; deadline: string }
+  | { type: 'deep_run.step'; session: string; step: number; calls: number; spend_usd: number; produced: number }
+  | { type: 'deep_run.ended'; session: string; state: string; reason: string };
 
 export type EngineEventType = EngineEvent['type'];
 
@@ -26,6 +29,9 @@ export const ENGINE_EVENT_TYPES: readonly EngineEventType[] = [
   'card.superseded',
   'card.dismissed',
   'card.feedback',
+  'deep_run.started',
+  'deep_run.step',
+  'deep_run.ended',
 ];
 
 export type EngineEventListener = (event: EngineEvent & { at: string }) => void;

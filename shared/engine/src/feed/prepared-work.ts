@@ -12,6 +12,8 @@ import { changedEvidence } from '../cycle/freshness';
 import { canTransition } from '../work/lifecycle';
 import { allowedActions, FEED_CAP, feedCard, inspectCard, type FeedCard } from './cards';
 import { exportMarkdown } from './export-markdown';
+import type { SkillRanker } from '../skills/ranker';
+import { cardSkills } from '../skills/views';
 
 /** Ready cards read to fill the feed (more than the cap: some may turn out stale on the way). */
 const FEED_SCAN = 100;
@@ -28,6 +30,8 @@ export interface PreparedWorkOptions {
   events?: EngineEvents;
   /** Most cards a feed shows: `exploration.max_ready_cards` as configured now; `FEED_CAP` without it. */
   cap?: () => number;
+  /** The skills ranker, to name a card's skills on inspect and adopt (docs/skills.md). Default: ids only. */
+  skills?: () => SkillRanker;
 }
 
 export interface ExportPayload {
@@ -70,7 +74,13 @@ export class PreparedWork {
   }
 
   async inspect(id: string, diagnostic = false): Promise<Record<string, unknown>> {
-    return inspectCard(await this.card(id), diagnostic);
+    const card = await this.card(id);
+    return { ...inspectCard(card, diagnostic), skills: this.skillsOf(card) };
+  }
+
+  /** The skills a card recorded, named where their zone allows. */
+  private skillsOf(card: WorkProductWithEvidence): ReturnType<typeof cardSkills> {
+    return cardSkills(card.details['skills'], this.options.skills?.() ?? { get: () => undefined });
   }
 
   /**
@@ -128,7 +138,7 @@ export class PreparedWork {
    * recorded as adopted (source `history`, with the hashes it was made against) and the draft prompt
    * and its briefing are handed over. A draft is adopted once.
    */
-  async adopt(id: string): Promise<{ id: string; prediction_id: string; adopted_at: string; prompt: string; briefing: string }> {
+  async adopt(id: string): Promise<{ id: string; prediction_id: string; adopted_at: string; prompt: string; briefing: string; skills: ReturnType<typeof cardSkills> }> {
     const card = await this.card(id);
     if (!allowedActions(card).includes('adopt')) {
       const why =
@@ -152,7 +162,7 @@ export class PreparedWork {
     await this.options.store.workProducts.update(id, { details: { ...card.details, adopted_at: adoptedAt, prediction_id: prediction.id } });
     const redact = (text: string): string => redactText(text, this.options.policy().redactPatterns);
     const prompt = (card.details['draft'] as { prompt?: string } | undefined)?.prompt ?? card.body;
-    return { id, prediction_id: prediction.id, adopted_at: adoptedAt, prompt: redact(prompt), briefing: redact(card.body) };
+    return { id, prediction_id: prediction.id, adopted_at: adoptedAt, prompt: redact(prompt), briefing: redact(card.body), skills: this.skillsOf(card) };
   }
 
   private async card(id: string): Promise<WorkProductWithEvidence> {

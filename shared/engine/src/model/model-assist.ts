@@ -16,7 +16,7 @@ import type { RepositoryView } from '../view/repository-view';
 import type { Candidate } from '../work/types';
 import { angleCandidates } from './angles';
 import { cleanBrief, cleanDraft, cleanRationale, errorLine, firstProseLine } from './answers';
-import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass } from './plan';
+import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass, type PassCaps } from './plan';
 import type { PromptMessage } from './prompts';
 import { MODEL_MARK } from './byline';
 
@@ -40,6 +40,8 @@ export interface ModelAssistOptions {
   maxCalls?: number;
   /** The model's name, shown on everything it wrote. */
   model: string;
+  /** Calls per pass and `propose`. Default `PASS_CAPS` (Deep-Run presets raise them). */
+  passCaps?: PassCaps;
 }
 
 export interface ModelAssistHandle extends ModelAssist {
@@ -65,7 +67,7 @@ export function createModelAssist(options: ModelAssistOptions): ModelAssistHandl
       const revised = [...candidates];
       const added: Candidate[] = [];
       try {
-        for (const task of planCalls(view, candidates, options.gate, maxCalls, context, (path, sha) => asked.get(path) === sha)) {
+        for (const task of planCalls(view, candidates, options.gate, maxCalls, context, (path, sha) => asked.get(path) === sha, options.passCaps)) {
           if (signal.aborted) break;
           let answer: string;
           try {
@@ -121,6 +123,27 @@ function apply(task: ModelTask, answer: string, out: Outcome): string | undefine
     return undefined;
   }
   const source = out.revised[task.index]!;
+  const external = source.skills?.some((s) => s.zone === 'external' && s.guidance !== undefined) === true;
+  const result = applyText(task, answer, out, source);
+  // The model read a skill kept outside the repository (on loopback only): its words may echo it.
+  if (external && result === undefined) markExternal(out, task.index, task.pass === 'brief');
+  return result;
+}
+
+/** Adds the external-guidance warning to what the model just wrote for `index` (its brief, or the card itself). */
+function markExternal(out: Outcome, index: number, brief: boolean): void {
+  const warning = 'Written with guidance from a skill kept outside the repository, on this machine; it may paraphrase it.';
+  if (brief) {
+    const last = out.added[out.added.length - 1];
+    if (last !== undefined) last.warnings = [...(last.warnings ?? []), warning];
+    return;
+  }
+  const card = out.revised[index]!;
+  out.revised[index] = { ...card, warnings: [...(card.warnings ?? []), warning] };
+}
+
+function applyText(task: Exclude<ModelTask, { pass: 'angle' }>, answer: string, out: Outcome, source: Candidate): string | undefined {
+  const { view, model } = out;
   if (task.pass === 'brief') {
     const text = cleanBrief(answer, view);
     if (text === '') return 'brief';

@@ -19,6 +19,8 @@ export const ANGLE_MAX_FILE_BYTES = 5_000;
 export const PASS_CAPS = { brief: 2, draft: 1, rationale: 2, angle: 1 } as const;
 
 export type Pass = keyof typeof PASS_CAPS;
+/** Calls per pass and cycle (Deep-Run deepens them). */
+export type PassCaps = Readonly<Record<Pass, number>>;
 /** The order passes take their turns in. */
 const TURNS: readonly Pass[] = ['brief', 'draft', 'rationale', 'angle'];
 
@@ -47,6 +49,7 @@ export function planCalls(
   limit: number,
   context: ModelContext | undefined,
   askedBefore: (path: string, sha256: string) => boolean = () => false,
+  caps: PassCaps = PASS_CAPS,
 ): ModelTask[] {
   if (gate === 'never' || limit <= 0) return [];
   const ordered = candidates
@@ -65,7 +68,7 @@ export function planCalls(
   // the calls are interleaved so that a budget smaller than the caps' sum still reaches every pass.
   const picked = TURNS.map((pass) => {
     const out: ModelTask[] = [];
-    while (out.length < PASS_CAPS[pass]) {
+    while (out.length < caps[pass]) {
       const task = next[pass]();
       if (task === undefined) break;
       out.push(task);

@@ -17,6 +17,8 @@ export const PROMPT_BUDGET_CHARS = 6_000;
 const MAX_CLAIM_CHARS = 500;
 /** Longest heuristic draft prompt copied into a prompt. */
 const MAX_DRAFT_CHARS = 1_000;
+/** Longest skill guidance copied into a prompt (skills/assign.ts builds it). */
+const MAX_GUIDANCE_CHARS = 1_500;
 /** Below this many characters left, another excerpt is not worth starting. */
 const MIN_EXCERPT_CHARS = 200;
 
@@ -96,11 +98,14 @@ export function anglePrompt(view: RepositoryView, path: string, why: string, opt
 /** The claim, its evidence and numbered excerpts of the cited lines, under `system`. */
 function groundedPrompt(view: RepositoryView, candidate: Candidate, system: string, extra: readonly string[]): PromptMessage[] | undefined {
   if (!citesOnlyScope(view, candidate)) return undefined;
+  // A skill the cycle suggested, when its zone lets it reach this model (skills/assign.ts decided).
+  const guidance = candidate.skills?.find((s) => s.guidance !== undefined)?.guidance;
   const head = [
     `Finding: ${cap(candidate.title, MAX_CLAIM_CHARS)}`,
     cap(candidate.summary, MAX_CLAIM_CHARS),
     `Why now: ${cap(candidate.whyNow, MAX_CLAIM_CHARS)}`,
     ...extra,
+    ...(guidance === undefined ? [] : ['', guidance.length > MAX_GUIDANCE_CHARS ? `${guidance.slice(0, MAX_GUIDANCE_CHARS - 1)}…` : guidance]),
     '',
     'Evidence:',
     ...candidate.evidence.map((e) => `- ${location(e)}: ${cap(e.note, 200)}`),

@@ -4,6 +4,7 @@
  */
 import type { BriefingItem, PredictionView } from '../predictions/predictions';
 import type { ContextInjection } from '../predictions/policy';
+import type { BriefingSkill } from '../skills/views';
 
 export interface ComposeCard {
   id: string;
@@ -25,6 +26,8 @@ export interface ComposeInput {
   included: PredictionView | null;
   budget: number;
   mode: ContextInjection;
+  /** Skills to name, best first (already zone-filtered). Default none. */
+  skills?: BriefingSkill[];
 }
 
 export interface Composed {
@@ -34,11 +37,13 @@ export interface Composed {
   items: BriefingItem[];
   /** The cards that fit. */
   cards: number;
+  /** The skills that fit. */
+  skills: number;
 }
 
 /**
  * `digest_only`: one `path:start-end` line per item, no rationale, no cards. Every other mode: the
- * `Prepared for:` line on a hit, `path:start-end — rationale` lines, then (top_match_auto_include)
+ * `Prepared for:` line on a hit, `Skill: name (file): description` lines, `path:start-end — rationale` lines, then (top_match_auto_include)
  * `Also prepared for: <prompt>` and that prediction's items not already listed, then ready cards.
  */
 export function compose(input: ComposeInput): Composed {
@@ -54,6 +59,9 @@ export function compose(input: ComposeInput): Composed {
   const digest = input.mode === 'digest_only';
   const line = (i: BriefingItem): string => (digest ? `${i.path}:${i.lines.start}-${i.lines.end}` : `${i.path}:${i.lines.start}-${i.lines.end} — ${i.rationale.join('; ') || 'ranked by the index'}`);
   if (input.prediction && !digest) take(`Prepared for: ${input.prediction.prompt}`);
+  // Skills come before the evidence: they say how to go about the work the evidence is for.
+  let skills = 0;
+  for (const k of input.skills ?? []) if (take(`Skill: ${k.name} (${k.file}): ${k.description}`)) skills += 1; else break;
   const kept: BriefingItem[] = [];
   let full = false;
   for (const i of input.items) {
@@ -75,5 +83,5 @@ export function compose(input: ComposeInput): Composed {
   }
   let cards = 0;
   if (!digest) for (const c of input.cards) if (take(`Ready card ${c.id} (${c.kind}): ${c.title}`)) cards += 1; else break;
-  return { text: lines.join('\n'), used, items: kept, cards };
+  return { text: lines.join('\n'), used, items: kept, cards, skills };
 }

@@ -26,6 +26,8 @@ export interface ResolutionExplanation {
   composer_event_id: string | null;
   evidence: Array<{ path: string; lines: { start: number | null; end: number | null }; score: number | null }>;
   cards: string[];
+  /** Ids of the skills the briefing named (docs/skills.md); feedback on the resolution reaches them. */
+  skills: string[];
   alternatives_considered: unknown[];
   briefing_token_used: number;
   briefing_token_budget: number;
@@ -47,6 +49,7 @@ type Details = {
   context_injection?: string;
   auto_included?: string | null;
   composer_session_id?: string | null;
+  skills?: string[];
 };
 
 export function explainResolution(row: ResolutionRow, feedback: FeedbackRow[]): ResolutionExplanation {
@@ -64,6 +67,7 @@ export function explainResolution(row: ResolutionRow, feedback: FeedbackRow[]): 
     `${row.evidence.length} evidence item(s) fit the budget (${row.briefingTokenUsed} of ${row.briefingTokenBudget} tokens).`,
   ];
   if ((d.cards ?? []).length) rationale.push(`${d.cards!.length} ready card(s) share a path with the evidence.`);
+  if ((d.skills ?? []).length) rationale.push(`${d.skills!.length} skill(s) relevant to the prompt were named; feedback on this resolution counts for them.`);
   if (d.auto_included) rationale.push(`Context injection top_match_auto_include appended prediction ${d.auto_included}'s prepared briefing.`);
   if (row.composerEventId) rationale.push(`Adopted: composer event ${row.composerEventId} is attributed to it.`);
   return {
@@ -83,6 +87,7 @@ export function explainResolution(row: ResolutionRow, feedback: FeedbackRow[]): 
     composer_event_id: row.composerEventId ?? null,
     evidence: row.evidence.map((e, i) => ({ path: e.path, lines: { start: e.lineStart ?? null, end: e.lineEnd ?? null }, score: d.scores?.[i] ?? null })),
     cards: d.cards ?? [],
+    skills: d.skills ?? [],
     alternatives_considered: row.alternativesConsidered,
     briefing_token_used: row.briefingTokenUsed,
     briefing_token_budget: row.briefingTokenBudget,

@@ -17,6 +17,8 @@ import { DEFAULT_INTENT_POLICY, type IntentPolicy } from '../predictions/policy'
 import { HIT_THRESHOLD, jaccard, promptKey, tokenSet } from './similarity';
 import { compose, tokensOf } from './compose';
 import { EVIDENCE_THRESHOLD, evidenceCoverage } from './coverage';
+import type { SkillRanker } from '../skills/ranker';
+import { briefingSkills, type BriefingSkill } from '../skills/views';
 
 export { tokensOf };
 export const DEFAULT_BRIEFING_BUDGET = 2000;
@@ -69,6 +71,8 @@ export interface ResolutionView {
   category_shift: (CategoryShift & { stale: number }) | null;
   /** `top_match_auto_include`: the prediction whose prepared briefing was appended on a miss, else null. */
   auto_included: string | null;
+  /** Skills the briefing names, best first (relevance × weight; project_local only: docs/skills.md#zones). */
+  skills: BriefingSkill[];
   composer_session_id: string | null;
   /** Set once the composer session's `submitted` event is attributed to this resolution (adoption); null until then. */
   composer_event_id: string | null;
@@ -91,6 +95,8 @@ export interface ResolverOptions {
   categoryShift?(shift: CategoryShift): Promise<number>;
   /** Feedback was recorded (the history source re-reads it). */
   feedbackRecorded?(): Promise<void>;
+  /** The skills ranker as of now (synchronous: resolve is a hot path). Default: no skills. */
+  skills?(): SkillRanker;
 }
 
 export function promptHash(prompt: string): string {
@@ -143,7 +149,10 @@ export class Resolver {
       .map((c) => ({ id: c.id, kind: c.kind, title: c.title, paths: [...new Set(c.evidence.map((e) => e.path))] }))
       .filter((c) => c.paths.some((p) => paths.has(p)))
       .slice(0, CARDS);
-    const composed = compose({ items, cards, prediction: hit, included, budget, mode });
+    // Skills for this prompt and the files it points at; a digest or an adopted package holds none.
+    const named = mode === 'digest_only' || adoptedOnly ? [] : briefingSkills(this.options.skills?.().rank(`${req.prompt} ${[...paths].join(' ')}`, { zones: ['project_local'] }) ?? []);
+    const composed = compose({ items, cards, prediction: hit, included, budget, mode, skills: named });
+    const skills = named.slice(0, composed.skills);
     const served = cards.slice(0, composed.cards);
     const alternatives = scored.filter((s) => s.p !== hit).slice(0, ALTERNATIVES).map((s) => ({ prediction_id: s.p.id, prompt: s.p.prompt, similarity: round(s.similarity) }));
     const similarity = round(best?.similarity ?? 0);
@@ -170,6 +179,8 @@ export class Resolver {
         context_injection: mode,
         auto_included: included?.id ?? null,
         composer_session_id: req.composerSessionId ?? null,
+        // Ids only: feedback on this resolution reaches these skills through the skills loop.
+        ...(skills.length > 0 ? { skills: skills.map((k) => k.id) } : {}),
       },
     });
     const shift = await this.recordCategory(category);
@@ -190,6 +201,7 @@ export class Resolver {
       category: category ?? null,
       category_shift: shift,
       auto_included: included?.id ?? null,
+      skills,
       composer_session_id: req.composerSessionId ?? null,
       composer_event_id: null,
       created_at: row.createdAt.toISOString(),

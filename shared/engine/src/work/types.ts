@@ -75,10 +75,21 @@ export interface Candidate {
   draft?: { prompt: string };
   /** The detector of the finding this card follows (a draft after a review note): off with it. */
   follows?: string;
+  /** Skills suggested for it, best first (set by the cycle; docs/skills.md). The card records their ids. */
+  skills?: CandidateSkill[];
+}
+
+/** A skill suggested for a candidate. */
+export interface CandidateSkill {
+  /** The skill's opaque id. */
+  id: string;
+  zone: 'project_local' | 'external';
+  /** Text for the model's prompts, only when the zone lets it reach the cycle's model. Never stored. */
+  guidance?: string;
 }
 
 /** What started a cycle (spec 1, 2.4). */
-export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start';
+export type CycleTriggerKind = 'file_change' | 'commit' | 'uncommitted' | 'goal' | 'warm' | 'start' | 'deep_run';
 
 export interface CycleTrigger {
   kind: CycleTriggerKind;

@@ -18,6 +18,9 @@ export const FOCUS_MODES = ['auto', 'manual-only'] as const;
 /** Goal statuses (`GOAL_STATUSES` in @sous/store). */
 export const GOAL_STATUSES = ['active', 'paused', 'abandoned', 'achieved'] as const;
 
+/** Deep-Run presets (`DEEP_RUN_PRESETS` in @sous/store). */
+export const DEEP_RUN_PRESETS = ['conservative', 'balanced', 'aggressive'] as const;
+
 /** A card or artefact id as the daemon issues them. */
 export const cardId = Joi.string().trim().min(1).max(200).required().description('the card id, from the dashboard or a list');
 

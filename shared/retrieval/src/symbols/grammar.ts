@@ -28,16 +28,20 @@ let runtime: Promise<void> | undefined;
 // (the caller falls back to regex) instead of retrying on every file.
 const grammars = new Map<SymbolLanguage, Promise<LoadedGrammar>>();
 
-/** Folder holding the `.wasm` grammars of `tree-sitter-wasms`. */
+/**
+ * Folder holding the `.wasm` grammars: `shared/retrieval/grammars/`, two levels above this file both
+ * in `src/symbols/` (jest) and `dist/symbols/` (node). Copied from the grammar packages by
+ * `scripts/grammars/vendor.js`, which lists their versions in `grammars.json`.
+ */
 export function grammarDirectory(): string {
-  return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
+  return path.join(__dirname, '..', '..', 'grammars');
 }
 
 function initRuntime(): Promise<void> {
   if (!runtime) {
-    // locateFile pins the runtime's own wasm next to the CommonJS entry, so loading works the same
+    // locateFile pins the runtime's own wasm (an export of the package), so loading works the same
     // under jest (no import.meta) and in plain node from dist.
-    const runtimeWasm = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.wasm');
+    const runtimeWasm = require.resolve('web-tree-sitter/web-tree-sitter.wasm');
     runtime = Parser.init({ locateFile: () => runtimeWasm });
   }
   return runtime;

@@ -86,6 +86,8 @@ export interface WorkProductRepository {
   listWithEvidence(options: WorkProductListOptions): Promise<WorkProductWithEvidence[]>;
   /** The newest card with this claim key that is not superseded, with its evidence. */
   findByClaim(workspaceId: string, claimKey: string): Promise<WorkProductWithEvidence | undefined>;
+  /** The cards of a workspace among `ids` (without evidence), in no particular order; unknown ids are skipped. */
+  byIds(workspaceId: string, ids: readonly string[]): Promise<WorkProductRow[]>;
   /** Cards in `states` whose evidence cites any of `paths`, with their evidence. */
   citing(workspaceId: string, paths: readonly string[], states: readonly WorkProductState[]): Promise<WorkProductWithEvidence[]>;
 }
@@ -126,6 +128,11 @@ export function createWorkProductRepository(db: StoreDb): WorkProductRepository 
           .orderBy(desc(workProducts.createdAt), desc(workProducts.id))
           .limit(1);
         return (await withEvidence(db, rows))[0];
+      }),
+    byIds: (workspaceId, ids) =>
+      attempt('reading work products', async () => {
+        if (ids.length === 0) return [];
+        return db.select().from(workProducts).where(and(eq(workProducts.workspaceId, workspaceId), inArray(workProducts.id, [...ids])));
       }),
     citing: (workspaceId, paths, states) =>
       attempt('reading work products', async () => {

@@ -9,3 +9,5 @@ export { signalEvents } from './signals';
 export { jobs } from './jobs';
 export { indexBlobs, indexFiles, indexState } from './repository-index';
 export { chunkEmbeddings } from './chunk-embeddings';
+export { skillStates, skillFeedback, skillLoopEvents } from './skills';
+export { deepRunSessions } from './deep-run';

@@ -1,5 +1,6 @@
 import type { LanguageSpec } from './spec';
 
+// A grouped `var ( … )` holds its specs in a `var_spec_list` (tree-sitter-go 0.25); `const ( … )` does not.
 const GO_QUERY = `
 (package_clause (package_identifier) @name) @definition.module
 (function_declaration name: (identifier) @name) @definition.function
@@ -10,6 +11,7 @@ const GO_QUERY = `
 (type_alias name: (type_identifier) @name) @definition.type
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 (import_spec name: (_) @import.name path: (interpreted_string_literal) @import.source) @import
 (import_spec path: (interpreted_string_literal) @import.source) @import

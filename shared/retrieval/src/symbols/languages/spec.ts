@@ -12,7 +12,7 @@ import type { SymbolKind } from '../types';
  * When two patterns define the same name node, the earlier pattern wins (e.g. `method` before `function`).
  */
 export interface LanguageSpec {
-  /** File name in `tree-sitter-wasms/out/`. */
+  /** File name in `shared/retrieval/grammars/` (listed in its `grammars.json`). */
   grammar: string;
   query: string;
   /** Whether the definition is visible outside the file; undefined when the language has no such notion. */

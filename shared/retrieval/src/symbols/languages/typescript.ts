@@ -2,13 +2,15 @@ import type { Node } from 'web-tree-sitter';
 import type { LanguageSpec } from './spec';
 
 // Shared between TypeScript, TSX and JavaScript: imports, requires, re-exports and references.
+// `default` in `{ default as x }` is a keyword token in tree-sitter-javascript 0.25 (an identifier in
+// the TypeScript grammar), hence `[(identifier) "default"]`.
 const IMPORT_PATTERNS = `
 (import_statement source: (string (string_fragment) @import.source)) @import
 (import_statement (import_clause (identifier) @import.name)) @import
-(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name)))) @import
+(import_statement (import_clause (named_imports (import_specifier name: [(identifier) "default"] @import.name)))) @import
 (import_statement (import_clause (namespace_import (identifier) @import.name))) @import
 (export_statement source: (string (string_fragment) @import.source)) @import
-(export_statement (export_clause (export_specifier name: (identifier) @import.name)) source: (string)) @import
+(export_statement (export_clause (export_specifier name: [(identifier) "default"] @import.name)) source: (string)) @import
 (export_statement !source (export_clause (export_specifier name: (identifier) @export.name)))
 (call_expression
   function: (identifier) @_require
