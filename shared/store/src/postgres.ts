@@ -76,7 +76,13 @@ async function migrateLocked(client: PoolClient, settings: PostgresSettings, whe
     await client.query('SELECT pg_advisory_lock($1, hashtext($2))', key);
     try {
       // Inside the lock: concurrent CREATE SCHEMA IF NOT EXISTS can otherwise fail on a duplicate key.
-      if (settings.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${settings.schema}"`);
+      if (settings.schema) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${settings.schema}"`);
+        // Set again, now that the schema exists: a session that resolved its search path before another
+        // process created the schema (while waiting for this lock) could keep resolving to public only,
+        // and this connection goes back to the pool for ordinary queries.
+        await client.query(`SET search_path TO "${settings.schema}", public`);
+      }
       await migrate(drizzle(client), {
         migrationsFolder: settings.migrationsFolder,
         migrationsSchema: settings.schema ?? DEFAULT_MIGRATIONS_SCHEMA,
