@@ -1,10 +1,10 @@
 import type { Express } from 'express';
 import Joi from 'joi';
-import { ApiError } from '@sous/protocol';
 import { validate } from '@sous/http';
-import { EngineError, MAX_COST_CAP_USD, MAX_DURATION_MINUTES, type DeepRunRequest } from '@sous/engine';
-import { DEEP_RUN_PRESETS } from '@sous/store';
+import { MAX_COST_CAP_USD, MAX_DURATION_MINUTES, type DeepRunRequest } from '@sous/engine';
 import type { DaemonContext } from '../daemon';
+import { engineCall as engine } from './engine-call';
+import { DEEP_RUN_PRESETS } from '@sous/store';
 
 const sessionId = Joi.string().min(1).max(200);
 /** Units in every message: minutes and US dollars are the two things a reader must not guess. */
@@ -17,16 +17,6 @@ const stopBody = Joi.object({ id: sessionId });
 const idParams = Joi.object({ id: sessionId.required() });
 const listQuery = Joi.object({ limit: Joi.number().integer().min(1).max(100).default(20) });
 
-/** Engine refusals on the wire: an unknown session is a 404, a state that forbids it a 409. */
-async function engine<T>(fn: () => Promise<T>, where?: string): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EngineError && err.code === 'not_found') throw new ApiError('not_found', err.message, where);
-    if (err instanceof EngineError && err.code === 'conflict') throw new ApiError('conflict', err.message, undefined, err.details);
-    throw err;
-  }
-}
 
 /**
  * Deep-Run sessions (spec 4.6, 4.7; docs/deep-run.md): `GET /deep-run` (the running or latest

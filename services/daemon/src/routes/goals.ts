@@ -1,15 +1,17 @@
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import Joi from 'joi';
-import { ApiError } from '@sous/protocol';
 import { validate } from '@sous/http';
-import { EngineError, canonicalRelatedPath } from '@sous/engine';
+import { canonicalRelatedPath } from '@sous/engine';
 import { GOAL_STATUSES, type GoalStatus } from '@sous/store';
 import type { DaemonContext } from '../daemon';
+import { engineCall, paramId } from './engine-call';
+
+/** Engine calls of these routes: an unknown id is a 404 naming `params.id`. */
+const engine = <T>(fn: () => Promise<T> | T): Promise<T> => engineCall(fn, 'params.id');
 
 /** Bounds of a goal (docs/goals.md). */
 export const GOAL_LIMITS = { title: 200, description: 4000, relatedFiles: 200, path: 1024 } as const;
 
-const idParams = Joi.object({ id: Joi.string().max(200).required() });
 const relatedPath = Joi.string()
   .min(1)
   .max(GOAL_LIMITS.path)
@@ -25,19 +27,7 @@ const statusBody = Joi.object({ status: Joi.string().valid(...GOAL_STATUSES).req
 const listQuery = Joi.object({ status: Joi.array().items(Joi.string().valid(...GOAL_STATUSES)).single() });
 const emptyBody = Joi.object({});
 
-/** An unknown goal is a 404 naming the id. */
-async function engine<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EngineError && err.code === 'not_found') throw new ApiError('not_found', err.message, 'params.id');
-    throw err;
-  }
-}
 
-function id(req: Request): string {
-  return (validate(idParams, req.params, 'params') as { id: string }).id;
-}
 
 /**
  * Workspace goals (spec 2.3, 3.3; docs/goals.md): declare, list, get, change status, delete. The
@@ -64,12 +54,12 @@ export function goalRoutes(app: Express, ctx: DaemonContext): void {
   });
 
   app.get('/goals/:id', async (req, res) => {
-    const goalId = id(req);
+    const goalId = paramId(req);
     res.json({ goal: await engine(() => goals.get(goalId)) });
   });
 
   app.post('/goals/:id/status', async (req, res) => {
-    const goalId = id(req);
+    const goalId = paramId(req);
     const { status } = validate(statusBody, req.body, 'body') as { status: GoalStatus };
     const goal = await engine(() => goals.updateStatus(goalId, status));
     seed(goal.id);
@@ -78,7 +68,7 @@ export function goalRoutes(app: Express, ctx: DaemonContext): void {
   });
 
   app.post('/goals/:id/delete', async (req, res) => {
-    const goalId = id(req);
+    const goalId = paramId(req);
     validate(emptyBody, req.body, 'body');
     await engine(() => goals.delete(goalId));
     seed(goalId);

@@ -2,11 +2,13 @@ import type { Express, Request } from 'express';
 import Joi from 'joi';
 import { ApiError } from '@sous/protocol';
 import { validate } from '@sous/http';
-import { EngineError } from '@sous/engine';
 import { FEEDBACK_VALUES, WORK_PRODUCT_KINDS, WORK_PRODUCT_STATES, type FeedbackValue, type WorkProductKind, type WorkProductState } from '@sous/store';
 import type { DaemonContext } from '../daemon';
+import { engineCall, paramId } from './engine-call';
 
-const idParams = Joi.object({ id: Joi.string().max(200).required() });
+/** Engine calls of these routes: an unknown id is a 404 naming `params.id`. */
+const engine = <T>(fn: () => Promise<T> | T): Promise<T> => engineCall(fn, 'params.id');
+
 const diagnosticQuery = Joi.object({ diagnostic: Joi.boolean().default(false) });
 const listQuery = Joi.object({
   state: Joi.array().items(Joi.string().valid(...WORK_PRODUCT_STATES)).single(),
@@ -17,19 +19,7 @@ const feedbackBody = Joi.object({ value: Joi.string().valid(...FEEDBACK_VALUES).
 const emptyBody = Joi.object({});
 const warmBody = Joi.object({ paths: Joi.array().items(Joi.string().min(1).max(4096)).max(500) });
 
-/** Engine errors become the documented JSON errors (404, 409). */
-async function engine<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EngineError) throw new ApiError(err.code === 'not_found' ? 'not_found' : err.code === 'conflict' ? 'conflict' : 'invalid_value', err.message, err.code === 'not_found' ? 'params.id' : undefined, err.details);
-    throw err;
-  }
-}
 
-function id(req: Request): string {
-  return (validate(idParams, req.params, 'params') as { id: string }).id;
-}
 
 function diagnostic(req: Request): boolean {
   return (validate(diagnosticQuery, req.query, 'query') as { diagnostic: boolean }).diagnostic;
@@ -54,30 +44,30 @@ export function preparedWorkRoutes(app: Express, ctx: DaemonContext): void {
   });
 
   app.get('/work-products/:id/inspect', async (req, res) => {
-    res.json(await engine(() => work.inspect(id(req), diagnostic(req))));
+    res.json(await engine(() => work.inspect(paramId(req), diagnostic(req))));
   });
 
   app.post('/work-products/:id/export', async (req, res) => {
-    const cardId = id(req);
+    const cardId = paramId(req);
     validate(emptyBody, req.body, 'body');
     res.json(await engine(() => work.export(cardId)));
   });
 
   app.post('/work-products/:id/dismiss', async (req, res) => {
-    const cardId = id(req);
+    const cardId = paramId(req);
     validate(emptyBody, req.body, 'body');
     res.json({ card: await engine(() => work.dismiss(cardId)) });
   });
 
   app.post('/work-products/:id/feedback', async (req, res) => {
-    const cardId = id(req);
+    const cardId = paramId(req);
     const body = validate(feedbackBody, req.body, 'body') as { value: FeedbackValue };
     const client = req.get('x-sous-client');
     res.json({ feedback: await engine(() => work.feedback(cardId, body.value, client)) });
   });
 
   app.post('/work-products/:id/adopt', async (req, res) => {
-    const cardId = id(req);
+    const cardId = paramId(req);
     validate(emptyBody, req.body, 'body');
     res.json(await engine(() => work.adopt(cardId)));
   });

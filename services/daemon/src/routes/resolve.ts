@@ -3,8 +3,8 @@ import Joi from 'joi';
 import { ApiError } from '@sous/protocol';
 import { FEEDBACK_VALUES, type FeedbackValue } from '@sous/store';
 import { validate } from '@sous/http';
-import { EngineError } from '@sous/engine';
 import type { DaemonContext } from '../daemon';
+import { engineCall as engine } from './engine-call';
 
 export const clientId = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._:@/-]+$/);
 const resolveBody = Joi.object({
@@ -20,16 +20,6 @@ const lastQuery = Joi.object({ client: clientId });
 const suggestQuery = Joi.object({ limit: Joi.number().integer().min(1).max(50).default(5) });
 const feedbackBody = Joi.object({ value: Joi.string().valid(...FEEDBACK_VALUES).required(), client: clientId });
 
-/** Engine errors to the wire: not_found → 404, unavailable → 503. */
-async function engine<T>(fn: () => Promise<T>, where?: string): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EngineError && err.code === 'not_found') throw new ApiError('not_found', err.message, where);
-    if (err instanceof EngineError && err.code === 'unavailable') throw new ApiError('unavailable', err.message);
-    throw err;
-  }
-}
 
 /** The client a request speaks for: the body's `client`, else the `X-Sous-Client` header. */
 export function requestClient(body: { client?: string }, header: string | undefined): string | undefined {

@@ -2,28 +2,19 @@ import type { Express, Request } from 'express';
 import Joi from 'joi';
 import { ApiError } from '@sous/protocol';
 import { isLoopbackHost, validate } from '@sous/http';
-import { EngineError } from '@sous/engine';
 import { FEEDBACK_VALUES, type FeedbackValue } from '@sous/store';
 import type { DaemonContext } from '../daemon';
 import { clientId, requestClient } from './resolve';
+import { engineCall, paramId } from './engine-call';
 
-const idParams = Joi.object({ id: Joi.string().max(200).required() });
+/** Engine calls of these routes: an unknown id is a 404 naming `params.id`. */
+const engine = <T>(fn: () => Promise<T> | T): Promise<T> => engineCall(fn, 'params.id');
+
 const viewQuery = Joi.object({ reveal: Joi.string().valid('external') });
 const feedbackBody = Joi.object({ value: Joi.string().valid(...FEEDBACK_VALUES).required(), client: clientId });
 const emptyBody = Joi.object({});
 
-async function engine<T>(fn: () => Promise<T> | T): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EngineError && err.code === 'not_found') throw new ApiError('not_found', err.message, 'params.id');
-    throw err;
-  }
-}
 
-function id(req: Request): string {
-  return (validate(idParams, req.params, 'params') as { id: string }).id;
-}
 
 /**
  * Whether this request may see external skills' text (docs/skills.md#zones): it asked
@@ -54,13 +45,13 @@ export function skillRoutes(app: Express, ctx: DaemonContext): void {
   });
 
   app.get('/skills/:id', async (req, res) => {
-    const skillId = id(req);
+    const skillId = paramId(req);
     const show = reveal(req, ctx);
     res.json({ skill: await engine(() => skills.inspect(skillId, show)) });
   });
 
   app.post('/skills/:id/feedback', async (req, res) => {
-    const skillId = id(req);
+    const skillId = paramId(req);
     const body = validate(feedbackBody, req.body, 'body') as { value: FeedbackValue; client?: string };
     const client = requestClient(body, req.get('x-sous-client'));
     res.json({ feedback: await engine(() => skills.feedback(skillId, body.value, client)), note: 'the next preparation cycle weighs the skill by it' });
@@ -68,7 +59,7 @@ export function skillRoutes(app: Express, ctx: DaemonContext): void {
 
   for (const action of ['dismiss', 'restore'] as const) {
     app.post(`/skills/:id/${action}`, async (req, res) => {
-      const skillId = id(req);
+      const skillId = paramId(req);
       validate(emptyBody, req.body, 'body');
       res.json({ skill: await engine(() => skills.setDismissed(skillId, action === 'dismiss')) });
     });
