@@ -62,7 +62,9 @@ async function runState(store, job, sha) {
         });
         // Ready cards keep their evidence (paths, lines, notes, commits: no file text) so that a sample
         // can be judged by hand for each detector's false-positive rate (docs/benchmarks.md).
-        const evidence = c.state === 'ready' ? c.evidence.map((e) => ({ path: e.path, line: e.lineStart ?? null, note: e.note, ...(e.commit ? { commit: e.commit } : {}) })) : undefined;
+        // Indirect docs-drift candidates keep theirs too: judged beside the ready ones, they show what the tier holds back.
+        const indirect = c.state === 'candidate' && /\|indirect$/.test(claimOf(c) ?? '');
+        const evidence = c.state === 'ready' || indirect ? c.evidence.map((e) => ({ path: e.path, line: e.lineStart ?? null, note: e.note, ...(e.commit ? { commit: e.commit } : {}) })) : undefined;
         cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(mentions.length ? { mentions } : {}), ...(evidence ? { evidence } : {}), ...(held ? { held } : {}) });
       }
     }

@@ -5,7 +5,8 @@
 // in fp-sample.js's shape, to be judged by hand with fp-rubric.md and counted with fp-tally.js.
 //   node scripts/bench/drift/fresh-sample.js --out DIR [--years 3] [--set fresh-set.json] [--mirrors DIR]
 // Writes DIR/<owner>+<name>.json (cycle-child output; a repository whose states are all there is not
-// run again), DIR/worklist.json and prints a summary.
+// run again), DIR/worklist.json (ready cards), DIR/worklist-indirect.json (docs-drift candidates held
+// back as indirect evidence, same shape) and prints a summary.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -41,6 +42,7 @@ function main(argv) {
   fs.mkdirSync(out, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-fresh-'));
   const worklist = [];
+  const indirect = [];
   const seen = new Set();
   let trees = 0;
   try {
@@ -67,12 +69,16 @@ function main(argv) {
         const state = r.states[sha];
         if (!state || state.error) continue;
         trees++;
-        for (const card of state.cards.filter((c) => c.state === 'ready' && c.evidence)) {
+        for (const card of state.cards.filter((c) => (c.state === 'ready' || /\|indirect$/.test(c.claim ?? '')) && c.evidence)) {
           // One card seen at both states (a stale doc that stayed stale) is judged once.
           const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '')}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          worklist.push({ id: `${card.detector}#${worklist.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence });
+          const item = { id: `${card.detector}#${worklist.length + indirect.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence };
+          // Indirect docs-drift candidates (held back by their evidence, docs/prepared-work.md) go to
+          // their own list, in the same shape, so a judge can read both without knowing which is which.
+          if (card.state === 'ready') worklist.push(item);
+          else indirect.push(item);
         }
       }
     }
@@ -80,9 +86,10 @@ function main(argv) {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   fs.writeFileSync(path.join(out, 'worklist.json'), JSON.stringify(worklist, null, 1));
+  fs.writeFileSync(path.join(out, 'worklist-indirect.json'), JSON.stringify(indirect, null, 1));
   const byDetector = {};
   for (const c of worklist) byDetector[c.detector] = (byDetector[c.detector] ?? 0) + 1;
-  process.stdout.write(`${trees} trees, ${worklist.length} distinct ready cards: ${JSON.stringify(byDetector)}\n`);
+  process.stdout.write(`${trees} trees, ${worklist.length} distinct ready cards: ${JSON.stringify(byDetector)}; ${indirect.length} indirect docs-drift candidates (worklist-indirect.json)\n`);
 }
 
 main(process.argv.slice(2));

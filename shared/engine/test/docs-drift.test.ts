@@ -6,11 +6,13 @@ import { defaultConfig } from '@sous/config';
 import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
-import { docsDriftDetector } from '../src/detectors/docs-drift/docs-drift';
+import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
 import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { buildRemovalIndex } from '../src/view/history-index';
+import { declaresFlag, readsEnv } from '../src/detectors/docs-drift/history-facts';
+import type { FileDiff } from '../src/view/git-history';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -207,6 +209,43 @@ function named(c: Candidate): string[] {
   return [...new Set(c.evidence.flatMap((e) => (/^mentions `(.+)`$/.exec(e.note) ? [`${c.detector} ${e.path}|${kind}|${/^mentions `(.+)`$/.exec(e.note)?.[1] ?? ''}`] : [])))];
 }
 
+describe('direct evidence of a removed flag or variable', () => {
+  const removed = (...lines: string[]): FileDiff[] => [{ path: 'src/cli.ts', status: 'modified', hunks: [{ oldStart: 1, oldLines: lines.length, newStart: 1, newLines: 0, lines: lines.map((l) => `-${l}`) }] }];
+
+  it.each([
+    ['argparse / click / commander', "parser.add_argument('--dry-run', action='store_true')", 'dry-run'],
+    ['a short and long flag in one string', "program.option('-d, --dry-run <mode>', 'print only')", 'dry-run'],
+    ['clap builder', '    Arg::new("verbose").long("verbose"),', 'verbose'],
+    ['getopts, the declaration split over lines', '        "config-help",', 'config-help'],
+    ['getopts, read back', '    if matches.opt_present("config-help") {', 'config-help'],
+    ['cobra', '\tcmd.Flags().BoolVarP(&dry, "dry-run", "d", false, "print only")', 'dry-run'],
+    ['an option table', "      name: 'firewall',", 'firewall'],
+    ['an option map key', "  'watch-extensions': ['js'],", 'watch-extensions'],
+    ['a field the parser derives it from', '    pub dry_run: bool,', 'dry-run'],
+    ["the project's own usage line", '\t\treturn fmt.Errorf("usage: caddy adapt --adapter <name> --input <file>")', 'input'],
+  ])('a removed declaration: %s', (_label, line, flag) => {
+    expect(declaresFlag(removed(line), flag, new Set(['caddy']))).toBe(true);
+  });
+
+  it.each([
+    ["another program's flags in a command line", 'rg --column --line-number "$1"', 'column'],
+    ['a help text naming a player option', "    help='e.g. --player \"vlc --file-caching=5000\"',", 'file-caching'],
+    ['a comment', "    // parser.add_argument('--dry-run')", 'dry-run'],
+    ["another program's usage line", '\t\treturn fmt.Errorf("usage: nix-env --install <file>")', 'install'],
+  ])('no declaration: %s', (_label, line, flag) => {
+    expect(declaresFlag(removed(line), flag, new Set(['caddy']))).toBe(false);
+  });
+
+  it('a variable read is direct; one set for another program is not', () => {
+    expect(readsEnv(removed('const url = os.Getenv("SOUS_API_URL")'), 'SOUS_API_URL')).toBe(true);
+    expect(readsEnv(removed('\tPassword string `env:"BLUESKY_ACCOUNT_PASSWORD,notEmpty"`'), 'BLUESKY_ACCOUNT_PASSWORD')).toBe(true);
+    expect(readsEnv(removed('const url = process.env.SOUS_API_URL;'), 'SOUS_API_URL')).toBe(true);
+    expect(readsEnv(removed('echo "${SOUS_HOME:-$HOME/.sous}"'), 'SOUS_HOME')).toBe(true);
+    expect(readsEnv(removed('\tdocker run -e RUN_LOCAL=true github/super-linter'), 'RUN_LOCAL')).toBe(false);
+    expect(readsEnv(removed('export RUST_LOG := "debug"'), 'RUST_LOG')).toBe(false);
+  });
+});
+
 describe('docsDriftDetector', () => {
   it('notes a renamed function and prepares a patch for the doc', async () => {
     const dir = repoWith([
@@ -280,6 +319,43 @@ describe('docsDriftDetector', () => {
       'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
     ]);
     for (const c of candidates) expect(c.title).toContain('"Simplify the CLI"');
+  });
+
+  it('keeps as candidates what rests on indirect evidence: a flag passed on, a variable set for another tool, a deleted file named in prose', async () => {
+    const dir = repoWith([
+      {
+        message: 'tools',
+        files: {
+          'src/tools/search.sh': 'rg --column --line-number "$1"\nLINT_LOCAL=1 cargo test\n',
+          'src/cli.ts': "program.option('--dry-run', 'print only');\nconst url = process.env.SOUS_API_URL;\nexport const main = (): string | undefined => url;\n",
+          'src/pre.json': '{}\n',
+        },
+      },
+      {
+        message: 'docs',
+        files: {
+          'docs/guide.md': 'Search with `--column`; set `LINT_LOCAL`. Your state lives in `src/pre.json`.\n\nPass `--dry-run`, set `SOUS_API_URL`.\n',
+          'docs/links.md': 'See [the state](../src/pre.json).\n',
+        },
+      },
+      { message: 'Drop the scripts', files: { 'src/tools/search.sh': 'cargo test\n', 'src/cli.ts': 'export const main = (): string | undefined => undefined;\n', 'src/pre.json': null } },
+    ]);
+    const { candidates } = await detect(dir);
+    const byStrength = (c: Candidate): string => `${c.strength < 0.5 ? 'indirect' : 'direct'} ${c.claim.split('|')[1]}`;
+    expect(candidates.map(byStrength).sort()).toEqual(['direct env', 'direct flag', 'direct path', 'indirect env', 'indirect flag', 'indirect path']);
+    const indirect = candidates.filter((c) => c.strength < 0.5);
+    for (const c of indirect) {
+      expect(c.strength).toBe(INDIRECT_STRENGTH);
+      expect(c.claim).toMatch(/\|indirect$/);
+      expect(c.body).toContain('**Indirect evidence:**');
+    }
+    // The direct cards are the project's own flag and variable, and the broken link.
+    const direct = candidates.filter((c) => c.strength >= 0.5).map((c) => c.evidence.map((e) => e.note).join(' '));
+    expect(direct.join(' ')).toContain('`--dry-run`');
+    expect(direct.join(' ')).toContain('`SOUS_API_URL`');
+    expect(indirect.map((c) => c.evidence.map((e) => e.note).join(' ')).join(' ')).toContain('`--column`');
+    // Indirect evidence never makes a patch.
+    expect(candidates.filter((c) => c.kind === 'virtual_diff')).toEqual([]);
   });
 
   it('follows a renamed flag and config key to patches', async () => {

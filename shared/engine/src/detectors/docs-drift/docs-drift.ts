@@ -54,7 +54,7 @@ export const docsDriftDetector: Detector = {
       const groups = groupMentions(extractMentions(doc, text, programs));
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
-    const repo = repoFacts(view, needles, flagNeedles);
+    const repo = repoFacts(view, needles, flagNeedles, programs);
     for (const [doc, groups] of mentions) {
       const kept = ownDotted(groups, repo);
       mentions.set(doc, kept);
@@ -231,7 +231,13 @@ function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Cand
   const out: Candidate[] = [];
   for (const list of byCommit.values()) {
     const kinds = [...new Set(list.map((f) => f.group.kind))];
-    for (const kind of kinds) out.push(driftCard(view, list.filter((f) => f.group.kind === kind)));
+    for (const kind of kinds) {
+      const ofKind = list.filter((f) => f.group.kind === kind);
+      const direct = ofKind.filter((f) => f.removal.indirect === undefined);
+      const indirect = ofKind.filter((f) => f.removal.indirect !== undefined);
+      if (direct.length > 0) out.push(driftCard(view, direct));
+      if (indirect.length > 0) out.push(driftCard(view, indirect));
+    }
     const diff = renameDiff(view, list);
     if (diff !== undefined) out.push(diff);
   }
@@ -328,9 +334,18 @@ function itemsOf(list: readonly Finding[]): string[] {
   return items;
 }
 
-/** One commit's findings of one kind: the drift card. */
+/**
+ * Strength of a card whose every finding rests on indirect evidence (`Removal.indirect`): below what
+ * the ready threshold can reach, so it stays a candidate (`?diagnostic=true`). On repositories the
+ * rules were never tuned on, most such cards were another program's flags, variables set for
+ * another tool, or paths in the user's project (docs/benchmarks.md, drift).
+ */
+export const INDIRECT_STRENGTH = 0.2;
+
+/** One commit's findings of one kind, all direct or all indirect: the drift card. */
 function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
   const first = list[0] as Finding;
+  const indirect = first.removal.indirect;
   const { kind } = first.group;
   const commitText = commitTextOf(first);
   const single = list.length === 1;
@@ -372,6 +387,7 @@ function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
     ...evidence.map((e) => `- \`${e.path}\`${e.lineStart !== undefined ? ` line ${e.lineStart}` : ''}${e.commit !== undefined ? ` (commit ${e.commit.slice(0, 7)})` : ''}: ${e.note}`),
     '',
     `**Safe action:** ${single ? (renamed === undefined ? `update or remove the mention in ${where}.` : `replace \`${first.group.value}\` with \`${renamed}\` in ${first.doc}.`) : 'update or remove each mention listed; where a single replacement exists now, the virtual diff of this commit has the patch.'}`,
+    ...(indirect !== undefined ? ['', `**Indirect evidence:** ${indirect}; the mention may name another program's or the user's own, so this stays a candidate.`] : []),
   ].join('\n');
   const summary = single
     ? `${where} mentions the ${label} \`${first.group.value}\`, which no longer exists in the repository. Commit ${commitText} ${change}; the doc named it then and was not updated.`
@@ -381,14 +397,14 @@ function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
     kind: 'docs_drift',
     detector: `docs_drift.${(kind === 'path' || kind === 'module_path') && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`,
     // One claim per commit and kind: the card keeps its identity while docs are fixed one by one.
-    claim: `${first.removal.commit.sha}|${kind}`,
+    claim: `${first.removal.commit.sha}|${kind}${indirect !== undefined ? '|indirect' : ''}`,
     title,
     summary,
     whyNow,
     body,
     action,
     evidence,
-    strength: kind === 'identifier' || kind === 'path' ? 0.85 : 0.8,
+    strength: indirect !== undefined ? INDIRECT_STRENGTH : kind === 'identifier' || kind === 'path' ? 0.85 : 0.8,
     targets: [...new Set([...docs, ...codeTargets])],
   };
 }

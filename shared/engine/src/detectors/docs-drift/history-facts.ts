@@ -33,6 +33,12 @@ export interface Removal {
   current?: string;
   /** Its one replacement (a name, or a file's new path) when the commit renamed it and that exists now. */
   renamedTo?: string;
+  /**
+   * Set when the evidence is indirect, saying why: the commit only stopped passing or reading a flag or
+   * variable (it never declared it), or deleted a file the doc names in prose, not in a link (a path in
+   * the user's project may look the same). Such findings stay candidates (docs/prepared-work.md).
+   */
+  indirect?: string;
 }
 /** What the code of the repository holds now, and what git says happened to a mention; cached per cycle. */
 export interface RepoFacts {
@@ -58,7 +64,7 @@ export interface RepoFacts {
   dottedRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
 }
 
-export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set()): RepoFacts {
+export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set(), programs: ReadonlySet<string> = new Set()): RepoFacts {
   let removals: RemovalIndex = NO_REMOVALS;
   /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
@@ -179,9 +185,11 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const replacement = viaBase ? undefined : singleReplacement(files, needle, group.kind);
+        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs);
+        // A swapped word in a line that never declared the flag is another program's option changing.
+        const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
-        return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}) }, first);
+        return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}), ...(indirect !== undefined ? { indirect } : {}) }, first);
       }
       return undefined;
     },
@@ -200,7 +208,10 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       // `tests/typing_example.py` into two examples files): the move is then no certain replacement.
       const split = files.some((f) => f.status === 'added' && f !== change && path.posix.dirname(f.path) === path.posix.dirname(change.path) && path.posix.extname(f.path) === path.posix.extname(change.path));
       const moved = change.status === 'renamed' && !split && view.file(change.path) !== undefined ? change.path : undefined;
-      return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}) }, change);
+      // A link to a deleted file is broken for every reader; a path in prose may be one in the user's
+      // project (`docs/.vitepress/config.ts`, `.changeset/pre.json`) that the repository also had.
+      const indirect = moved === undefined && !group.sites.some((s) => s.link === true) && !isProgramFile(value) ? 'the doc names the deleted file in prose, not in a link' : undefined;
+      return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}), ...(indirect !== undefined ? { indirect } : {}) }, change);
     },
     isOwnDotted: (value) => python().top.has(value.split('.')[0] ?? ''),
     async dottedRemoval(group, doc) {
@@ -291,6 +302,74 @@ function isSettingsFile(file: string): boolean {
 
 /** What may stand before a member's name at the start of its line (`export`, `pub`, `static`, `self.`…). */
 const MODIFIERS = '(?:(?:export|default|pub(?:\\([^)]*\\))?|public|private|protected|internal|static|readonly|abstract|override|async|get|set|declare|final|self\\.|this\\.|cls\\.|@)\\s*)*';
+
+/** Source files of a program (scripts, modules, tests), outside dot-folders and not named config. */
+const PROGRAM_FILE = /\.(?:py|pyi|js|mjs|cjs|ts|mts|cts|jsx|tsx|go|rs|rb|sh|bash|zsh|ps1|php|java|kt|c|h|cc|cpp|hpp|cs|swift|lua|pl)$/;
+
+/**
+ * Whether a deleted file named in prose is the project's own program file (`scripts/format-imports.sh`,
+ * `tests/typing_example.py`): a contributor guide pointing at it is stale. A path under a dot-folder
+ * or named `config` (`docs/.vitepress/config.ts`, `.changeset/pre.json`) is as often the user's own.
+ */
+function isProgramFile(file: string): boolean {
+  const parts = file.split('/');
+  const name = parts[parts.length - 1] ?? '';
+  return PROGRAM_FILE.test(name) && !parts.some((p) => p.startsWith('.')) && !/^config\./i.test(name) && !isSettingsFile(file);
+}
+
+/**
+ * Why a removed flag or variable is only indirect evidence, or undefined when the removed lines
+ * declare the flag or read the variable. A line that passes `--column` to `rg`, sets
+ * `RUST_BACKTRACE=1` for a recipe or shows `vlc --file-caching` in a help text changes what the
+ * project does with another program, not an option of its own.
+ */
+export function indirectName(kind: MentionKind, files: readonly FileDiff[], needle: string, programs: ReadonlySet<string> = new Set()): string | undefined {
+  if (kind === 'flag') return declaresFlag(files, needle, programs) ? undefined : 'the commit passed the flag on, it did not declare it';
+  if (kind === 'env') return readsEnv(files, needle) ? undefined : 'the commit set or passed the variable, it did not read it';
+  return undefined;
+}
+
+/** Removed code lines (comments aside) of these files. */
+function removedCode(files: readonly FileDiff[]): string[] {
+  return files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('-') && !COMMENT_LINE.test(l.slice(1))).map((l) => l.slice(1))));
+}
+
+/**
+ * Stems of option parsers' declaring and reading calls (argparse, click, commander, yargs, cobra, clap,
+ * getopts, urfave/cli): `add_argument`, `option`, `opt_present`, `Flags`, `BoolVarP`, `long`, `Arg`…
+ */
+const FLAG_API = /\b(?:add_argument|add_option|opt|Opt|arg|Arg|flag|Flag|long|short|Var|BoolVar|StringVar|IntVar|Bool|String|Int|Duration|StringSlice|StringArray|command|switch)/;
+
+/**
+ * Whether some removed line declares the flag `--needle`: the flag alone in a string (`'--dry'`,
+ * `"-d, --dry <path>"`), its bare name quoted in a parser's call or option table (`.long("dry")`,
+ * `BoolVar(&x, "dry", …)`, `opt_present("dry")`, `name: 'dry'`, `'dry-run': …`, a hyphenated name
+ * alone in a list), a field or parameter its parser derives it from (`dry_run: bool`, `dryRun:
+ * boolean`), or the project's own usage line (`"usage: caddy adapt --input <file>"`).
+ */
+export function declaresFlag(files: readonly FileDiff[], needle: string, programs: ReadonlySet<string> = new Set()): boolean {
+  const n = escapeRegExp(needle);
+  const alone = new RegExp(`["'\`](?:-\\w\\s*[,|]\\s*)?--${n}(?:[\\s=<\\[,|][^"'\`]*)?["'\`]`);
+  const quoted = new RegExp(`["'\`]${n}["'\`]`);
+  const tabled = new RegExp(`(?:\\b[Nn]ame\\s*[:=]\\s*["'\`]${n}["'\`]|["'\`]${n}["'\`]\\s*:)`);
+  const listed = needle.includes('-') ? new RegExp(`^\\s*["'\`]${n}["'\`],?\\s*$`) : undefined;
+  const usage = [...programs].map((p) => new RegExp(`(?<![\\w./-])${escapeRegExp(p)}\\b[^"'\`\\n]*?\\s--${n}(?![\\w-])`));
+  const fields = [...new Set([needle.replace(/-/g, '_'), camel(needle)])].flatMap((form) => definitionShapes(form));
+  return removedCode(files).some(
+    (l) => alone.test(l) || (quoted.test(l) && FLAG_API.test(l)) || tabled.test(l) || listed?.test(l) === true || usage.some((re) => re.test(l)) || fields.some((re) => re.test(l)),
+  );
+}
+
+/**
+ * Whether some removed line reads the variable: its name at the start of a string (`getenv("X")`,
+ * `env::var("X")`, `environ["X"]`, a struct tag `env:"X,notEmpty"`, a constant holding it),
+ * `process.env.X`, or a shell expansion (`$X`, `${X…}`); not `X=1` set for another program.
+ */
+export function readsEnv(files: readonly FileDiff[], needle: string): boolean {
+  const n = escapeRegExp(needle);
+  const shapes = [new RegExp(`["'\`]${n}(?![\\w$])`), new RegExp(`\\benv\\.${n}(?![\\w$])`), new RegExp(`\\$\\{?${n}(?![\\w])`)];
+  return removedCode(files).some((l) => shapes.some((re) => re.test(l)));
+}
 
 /**
  * Whether some removed line of these files defines `name` rather than uses it: a declaration

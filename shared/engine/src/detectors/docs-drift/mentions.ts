@@ -27,6 +27,8 @@ export interface Mention {
   line: number;
   /** 0-based offset of `raw` in the line. */
   column: number;
+  /** A link's target (`[text](path)`, an image, a reST link): the doc renders it as a link that breaks. */
+  link?: true;
 }
 
 /** Extensions of prose files; `.md`/`.mdx` are also recognised by the index's `markdown` language. */
@@ -169,11 +171,11 @@ const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
 export function extractMentions(docPath: string, text: string, programs: ReadonlySet<string> = new Set()): Mention[] {
   const out: Mention[] = [];
   const seen = new Set<string>();
-  const add = (kind: MentionKind, value: string, raw: string, line: number, column: number): void => {
+  const add = (kind: MentionKind, value: string, raw: string, line: number, column: number, link = false): void => {
     const key = `${kind}|${value}|${line}|${column}`;
     if (seen.has(key) || (kind === 'env' && SYSTEM_ENV.has(value))) return;
     seen.add(key);
-    out.push({ kind, value, raw, line, column });
+    out.push({ kind, value, raw, line, column, ...(link ? { link: true as const } : {}) });
   };
   let fence: string | null = null;
   let blockCommand = ''; // the command of the example's last `$ ` prompt
@@ -215,7 +217,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
     if (fence === null) {
       for (const target of linkTargets(line)) {
         const value = resolveLink(docPath, target.raw);
-        if (value !== null) add('path', value, target.raw, n, target.column);
+        if (value !== null) add('path', value, target.raw, n, target.column, true);
       }
     }
     for (const m of line.matchAll(FLAG)) if (!PARSER_FLAGS.has(m[1] ?? '') && !foreignFlag(line, m.index ?? 0, fence !== null, programs, blockCommand)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
