@@ -102,6 +102,9 @@ describe('docker-compose.yml', () => {
     expect(service('postgres').image).toMatch(/^postgres:16\.\d+(-bookworm)?$/);
     expect(service('redis').image).toMatch(/^redis:7\.\d+\.\d+(-bookworm)?$/);
     expect(service('caddy').image).toMatch(/^caddy:2\.\d+\.\d+$/);
+    // The test suites' testcontainers (when a Docker engine answers) run the very same images.
+    const setup = fs.readFileSync(path.join(ROOT, 'test/support/global-services.js'), 'utf8');
+    expect(/IMAGES = \{ postgres: '([^']+)', redis: '([^']+)'/.exec(setup)?.slice(1)).toEqual([service('postgres').image, service('redis').image]);
   });
 
   it('runs every app service from the one image, with its role as the command, under tini', () => {

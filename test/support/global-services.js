@@ -12,7 +12,7 @@ const net = require('node:net');
 
 const LOCAL = { postgres: 'postgres://postgres@127.0.0.1:5432/test', redis: 'redis://127.0.0.1:6379' };
 // Exact tags, as in docker-compose.yml: a test run must not change because a major tag moved.
-const IMAGES = { postgres: 'postgres:16.10-alpine', redis: 'redis:7.4.6-alpine' };
+const IMAGES = { postgres: 'postgres:16.10-bookworm', redis: 'redis:7.4.5-bookworm' };
 
 function reachable(url, timeoutMs = 1500) {
   const u = new URL(url);

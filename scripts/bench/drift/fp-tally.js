@@ -1,6 +1,6 @@
 'use strict';
 // False-positive rate per detector from hand judgements of a sample (see fp-sample.js and
-// scripts/bench/drift/README.md). Judgements: [{ id, verdict: "tp" | "fp", why }].
+// scripts/bench/drift/README.md). Judgements: [{ id, verdict: "tp" | "fp", why, tier? }].
 //   node scripts/bench/drift/fp-tally.js [scripts/bench/drift/fp-judgements.json] [--json]
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,7 +22,9 @@ function main(argv) {
   const by = new Map();
   for (const j of judged) {
     if (j.verdict !== 'tp' && j.verdict !== 'fp') throw new Error(`${j.id}: verdict must be "tp" or "fp" (found ${JSON.stringify(j.verdict)})`);
-    const detector = j.id.slice(0, j.id.lastIndexOf('#'));
+    // A judgement may name its tier (`ready`, or `indirect` for docs-drift candidates held back by
+    // their evidence): each tier is counted on its own row.
+    const detector = j.id.slice(0, j.id.lastIndexOf('#')) + (j.tier ? ` (${j.tier})` : '');
     const row = by.get(detector) ?? { detector, judged: 0, fp: 0 };
     row.judged++;
     if (j.verdict === 'fp') row.fp++;
