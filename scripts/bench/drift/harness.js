@@ -116,6 +116,8 @@ async function makeCheckout(mirror, sha, dir, config) {
   const paths = config.sousPaths(dir);
   await config.ensureConfigFile(paths); // .sous/ with its own .gitignore of `*`, and the default config
   await config.setConfigValue(paths.config, 'privacy.allowed_paths', '["**/*"]');
+  // To measure detectors that are off by default: SOUS_BENCH_DETECTORS_OFF='[]' turns every one on.
+  if (process.env.SOUS_BENCH_DETECTORS_OFF !== undefined) await config.setConfigValue(paths.config, 'exploration.detectors_off', process.env.SOUS_BENCH_DETECTORS_OFF);
   return { paths, absent };
 }
 

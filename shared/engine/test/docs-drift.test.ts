@@ -11,7 +11,7 @@ import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '.
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { buildRemovalIndex } from '../src/view/history-index';
-import { declaresFlag, readsEnv } from '../src/detectors/docs-drift/history-facts';
+import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import type { FileDiff } from '../src/view/git-history';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
@@ -119,6 +119,12 @@ describe('extractMentions', () => {
     expect(flags(new Set(['hatch']))).toContain('6:--verbose');
     // No manifest read: nothing is known to be the project's, so only well-known tools are set apart.
     expect(flags()).toEqual(['2:--column', '2:--line-number', '2:--height', '4:--exact', '4:--sync', '5:--tac', '7:--dry-run', '7:--tag']);
+  });
+
+  it('gives a flag inside a string of an example (a package.json hook, a YAML step) to the command the string runs', () => {
+    const programs = new Set(['lint-staged']);
+    const doc = '```json\n{\n  "hooks": {\n    "pre-commit": "lint-staged --relative",\n    "post-commit": "git update-index --again"\n  }\n}\n```\n\n```yaml\n- run: rg --column x\n- run: lint-staged --quiet\n```\n';
+    expect(extractMentions('README.md', doc, programs).filter((m) => m.kind === 'flag').map((m) => m.value)).toEqual(['--relative', '--quiet']);
   });
 
   it("gives a help text's flags to the command its example ran at a `$ ` prompt", () => {
@@ -243,6 +249,55 @@ describe('direct evidence of a removed flag or variable', () => {
     expect(readsEnv(removed('echo "${SOUS_HOME:-$HOME/.sous}"'), 'SOUS_HOME')).toBe(true);
     expect(readsEnv(removed('\tdocker run -e RUN_LOCAL=true github/super-linter'), 'RUN_LOCAL')).toBe(false);
     expect(readsEnv(removed('export RUST_LOG := "debug"'), 'RUST_LOG')).toBe(false);
+  });
+});
+
+describe('what keeps a flag or variable alive, or weakens its removal', () => {
+  const diff = (file: string, minus: string[], plus: string[]): FileDiff => ({ path: file, status: 'modified', hunks: [{ oldStart: 1, oldLines: minus.length, newStart: 1, newLines: plus.length, lines: [...minus.map((l) => `-${l}`), ...plus.map((l) => `+${l}`)] }] });
+
+  it('reads the flags a clap or argh derive makes of struct fields, not those it names itself', () => {
+    const args = [
+      '#[derive(Parser)]',
+      'pub struct Args {',
+      '    /// A socket to listen to for commands',
+      '    #[cfg(unix)]',
+      '    #[clap(long, value_parser)]',
+      '    pub listen: Option<String>,',
+      '    #[arg(',
+      "        short = 'C',",
+      '        long,',
+      '        value_name = "CONFIG PATH",',
+      '        help = "Sets the location (of the config file)."',
+      '    )]',
+      '    pub config_location: Option<PathBuf>,',
+      '    #[arg(long = "cmd")]',
+      '    commands: Vec<String>,',
+      '    #[arg(short)]',
+      '    verbose: bool,',
+      '    #[argh(switch)]',
+      '    dry_run: bool,',
+      '}',
+    ].join('\n');
+    expect(derivedRustFlags(args)).toEqual(['listen', 'config-location', 'dry-run']);
+  });
+
+  it('weakens a removal whose commit added a dependency (it may read the variable now); a version bump does not', () => {
+    expect(newDependency([diff('Cargo.toml', ['simplelog = "0.7"'], ['cli-log = "0.1"'])])).toMatch(/cli-log/);
+    expect(newDependency([diff('pyproject.toml', [], ['  "python-discovery>=1",'])])).toMatch(/python-discovery/);
+    expect(newDependency([diff('go.mod', [], ['\tk8s.io/cli-runtime v0.26.1'])])).toMatch(/k8s.io\/cli-runtime/);
+    expect(newDependency([diff('requirements.txt', [], ['rich>=13'])])).toMatch(/rich/);
+    expect(newDependency([diff('package.json', ['    "yargs": "^16.0.0",', '  "version": "1.0.0",'], ['    "yargs": "^17.0.0",', '  "version": "1.1.0",', '    "lint": "eslint ."'])])).toBeUndefined();
+    expect(newDependency([diff('src/main.rs', [], ['use cli_log::*;'])])).toBeUndefined();
+    // A feature turned on, and an exclude list grown: no new package.
+    expect(newDependency([diff('Cargo.toml', ['clap = { version = "4.5.4", features = ["cargo"] }'], ['clap = { version = "4.5.4", features = ["cargo", "derive"] }', '    "schema",'])])).toBeUndefined();
+  });
+
+  it("takes a variable the doc both assigns and expands for the doc's own shell variable", () => {
+    expect(docOwnVariable('```bash\nNAME="cargo-deny"\nDIR="/tmp/$NAME"\n```\n', 'NAME')).toBe(true);
+    expect(docOwnVariable('e.g. VERSION=v4.2.0 and BINARY=yq_linux_amd64\n\n    wget .../${BINARY}.tar.gz\n', 'BINARY')).toBe(true);
+    expect(docOwnVariable('```just\nexport WORLD := "earth"\n\nhello:\n  echo "hello $WORLD"\n```\n', 'WORLD')).toBe(true);
+    expect(docOwnVariable('Start it with `BROOT_LOG=debug br`.\n', 'BROOT_LOG')).toBe(false);
+    expect(docOwnVariable('The tool reads `$SOUS_HOME`.\n', 'SOUS_HOME')).toBe(false);
   });
 });
 
@@ -485,6 +540,50 @@ describe('docsDriftDetector', () => {
       { message: 'One prefix for every variable', files: { 'src/env.ts': 'const PREFIX = "TASK_";\nconst taskEnv = (name: string): string | undefined => process.env[PREFIX + name];\nexport const tempDir = (): string | undefined => taskEnv("TEMP_DIR");\n' } },
     ]);
     expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it('leaves alone a variable the code builds from a prefix (`f"CIBW_{name.upper()}"`), though its spelled-out name went', async () => {
+    const dir = repoWith([
+      { message: 'options', files: { 'src/options.py': 'import os\nSETTINGS = os.environ.get("CIBW_CONFIG_SETTINGS_MACOS")\n' } },
+      { message: 'docs', files: { 'docs/options.md': 'Set `CIBW_CONFIG_SETTINGS_MACOS` for macOS only.\n' } },
+      { message: 'Build variable names from option names', files: { 'src/options.py': 'import os\n\ndef read(name, platform):\n    return os.environ.get(f"CIBW_{name.upper()}_{platform.upper()}")\n' } },
+    ]);
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it('keeps a flag a clap derive makes of a field alive after the move from the builder', async () => {
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/args.rs': 'pub fn args() -> Command {\n    Command::new("br").arg(Arg::new("listen").long("listen"))\n}\n' } },
+      { message: 'docs', files: { 'docs/remote.md': 'Start a server with `br --listen <name>`.\n' } },
+      { message: 'use clap derive', files: { 'src/args.rs': '#[derive(Parser)]\npub struct Args {\n    /// A socket to listen to\n    #[clap(long, value_parser)]\n    pub listen: Option<String>,\n}\n' } },
+    ]);
+    expect((await detect(dir)).candidates).toEqual([]);
+  });
+
+  it("holds back a variable whose reading went with a new dependency, and never reads the doc's own shell variables", async () => {
+    const dir = repoWith([
+      { message: 'log', files: { 'Cargo.toml': '[package]\nname = "broot"\n\n[dependencies]\nsimplelog = "0.7"\n', 'src/log.rs': 'pub fn level() -> Option<String> {\n    std::env::var("BROOT_LOG").ok()\n}\n', 'src/install.rs': 'pub fn name() -> Option<String> {\n    std::env::var("BINARY").ok()\n}\n' } },
+      { message: 'docs', files: { 'docs/community.md': 'Start broot with `BROOT_LOG=debug br`.\n\nBINARY=broot_linux\n\n    wget https://example.com/${BINARY}.tar.gz\n' } },
+      { message: 'use cli-log for logging', files: { 'Cargo.toml': '[package]\nname = "broot"\n\n[dependencies]\ncli-log = "0.1"\n', 'src/log.rs': 'pub fn init() {\n    cli_log::init("broot");\n}\n', 'src/install.rs': 'pub fn name() -> &\'static str {\n    "broot"\n}\n' } },
+    ]);
+    const { candidates } = await detect(dir, true); // Cargo.toml in scope
+    // One card, for BROOT_LOG, held back as indirect; BINARY is the doc's own.
+    expect(candidates.map((c) => `${c.detector} ${c.claim.split('|').slice(1).join('|')} ${c.strength}`)).toEqual([`docs_drift.removed_env env|indirect ${INDIRECT_STRENGTH}`]);
+    expect(candidates[0]?.title).toContain('`BROOT_LOG`');
+    expect(candidates[0]?.body).toContain('cli-log');
+  });
+
+  it('looks for no flag or variable whose cards are off (`exploration.detectors_off`)', async () => {
+    const cli = "program.option('--dry-run', 'print only');\nconst url = process.env.SOUS_API_URL;\nexport function helper(): string | undefined {\n  return url;\n}\n";
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': cli } },
+      { message: 'cli docs', files: { 'docs/cli.md': 'Run `sous sync --dry-run` first.\n\nSet `SOUS_API_URL` to the server, or call `helper()`.\n' } },
+      { message: 'Simplify the CLI', files: { 'src/cli.ts': 'export const main = (): string | undefined => undefined;\n' } },
+    ]);
+    const view = await viewOf(dir);
+    const off = new Set(['docs_drift.removed_flag', 'docs_drift.removed_env']);
+    const { candidates } = await docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
+    expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
   it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {

@@ -117,7 +117,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     signal.throwIfAborted();
     const t = Date.now();
     try {
-      const result = await detector.detect({ view, trigger, frontier, signal });
+      const result = await detector.detect({ view, trigger, frontier, signal, isOff: (id) => detectorOff(id, exploration.detectors_off) });
       results.push({ detector, result });
       reports.push({ name: detector.name, candidates: result.candidates.length, ms: Date.now() - t });
     } catch (err) {

@@ -17,6 +17,11 @@ export interface DetectorContext {
   frontier: Frontier;
   /** Fires when the cycle is cancelled or runs out of time; stop promptly. */
   signal: AbortSignal;
+  /**
+   * Whether `exploration.detectors_off` turns off this detector id (`docs_drift.removed_flag`): work
+   * whose cards would be dropped need not be done. Nothing is off when absent.
+   */
+  isOff?: (detector: string) => boolean;
 }
 
 /** What one detector found, and where it looked. */

@@ -18,7 +18,7 @@ import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { exampleLines, extractMentions, isDocFile, isHistoryDoc, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
-import { exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
+import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
  * Docs examined per cycle at most, those on the frontier first. Sites translated into many languages
@@ -31,7 +31,9 @@ const MAX_SITES_CITED = 5;
 export const docsDriftDetector: Detector = {
   name: 'docs_drift',
   kinds: ['docs_drift', 'virtual_diff'],
-  async detect({ view, frontier, signal }: DetectorContext): Promise<DetectorResult> {
+  async detect({ view, frontier, signal, isOff }: DetectorContext): Promise<DetectorResult> {
+    // A kind whose cards are off (flags and variables by default) is not looked for at all.
+    const wanted = (kind: MentionKind): boolean => isOff?.(`docs_drift.${RULE[kind]}`) !== true;
     const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
@@ -51,7 +53,7 @@ export const docsDriftDetector: Detector = {
       // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);
-      const groups = groupMentions(extractMentions(doc, text, programs));
+      const groups = groupMentions(extractMentions(doc, text, programs)).filter((g) => wanted(g.kind) && !(g.kind === 'env' && docOwnVariable(text, g.value)));
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);

@@ -70,6 +70,10 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
     for (const m of text.matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
   });
+  /** Flags a Rust parser derives from struct fields (`#[arg(long)] send: bool` makes `--send`). */
+  const derivedFlags = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
+    for (const flag of derivedRustFlags(text)) into.add(flag);
+  }, (file) => file.endsWith('.rs'));
   /** Which of the docs' words some indexed non-doc file holds (hyphenated words whole and in parts). */
   const codeWords = codeScan(view, () => needles.size > 0, (text, into) => {
     for (const [w] of text.matchAll(/[A-Za-z_$][\w$]*(?:-[\w$]+)*/g)) {
@@ -81,6 +85,19 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
   const quotedCaps = codeScan(view, () => true, (text, into) => {
     for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9_]{0,63})["'`]/g)) into.add((m[1] ?? '').replace(/_+$/, ''));
   });
+  /**
+   * Prefixes the code builds variable names from (`f"CIBW_{name.upper()}"`, `"APP_" + key`,
+   * `env_prefix = "APP_"`, viper's `SetEnvPrefix("hugo")`): any `CIBW_…` may still be read.
+   */
+  const builtPrefixes = codeScan(view, () => true, (text, into) => {
+    for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)_(?:\{|\$\{|%[sd(]|["'`]\s*\+)/g)) into.add(m[1] ?? '');
+    for (const m of text.matchAll(/\b(?:env_?prefix|EnvPrefix|envPrefix|ENV_PREFIX)\s*\(?\s*[=:]?\s*["'`]([A-Za-z][A-Za-z0-9_]*?)_?["'`]/g)) into.add((m[1] ?? '').toUpperCase());
+  });
+  const builtEnv = (value: string): boolean => {
+    const parts = value.split('_');
+    for (let k = 1; k < parts.length; k++) if (builtPrefixes().has(parts.slice(0, k).join('_'))) return true;
+    return false;
+  };
   /**
    * Programs often read their variables through a prefix (`GetTaskEnv("TEMP_DIR")` with `"TASK_"`,
    * `env_prefix = "APP_"`): `TASK_TEMP_DIR` exists when the code quotes a prefix and the rest.
@@ -132,7 +149,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       const needle = needleOf(kind, value);
       // A replacement is not among the docs' flags: look for it on its own (rare, so not kept).
       const flagged = flagNeedles.has(needle) ? flagWords().has(needle) : view.paths().some((p) => !isDocFile(p, view.file(p)?.language) && flagUseRegExp(needle).test(view.text(p) ?? ''));
-      if (flagged) return true;
+      if (flagged || derivedFlags().has(needle)) return true;
       if (!needle.includes('-')) return false;
       const w = codeWords();
       return needleForms(kind, value).slice(1).some((form) => w.has(form));
@@ -141,7 +158,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
     const whole = forms.some((form) => needles.has(form)) ? forms.some((form) => codeWords().has(form)) : forms.some((form) => codeHolds(form));
-    return whole || (kind === 'env' && prefixedEnv(value));
+    return whole || (kind === 'env' && (prefixedEnv(value) || builtEnv(value)));
   };
 
   return {
@@ -185,7 +202,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs);
+        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'flag' || group.kind === 'env' ? newDependency(await commitDiff(commit.sha)) : undefined);
         // A swapped word in a line that never declared the flag is another program's option changing.
         const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
@@ -329,9 +346,48 @@ export function indirectName(kind: MentionKind, files: readonly FileDiff[], need
   return undefined;
 }
 
-/** Removed code lines (comments aside) of these files. */
-function removedCode(files: readonly FileDiff[]): string[] {
-  return files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('-') && !COMMENT_LINE.test(l.slice(1))).map((l) => l.slice(1))));
+/** Manifests that list a project's dependencies. */
+const DEPENDENCY_MANIFEST = /(?:^|\/)(?:package\.json|Cargo\.toml|go\.mod|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|Gemfile|requirements[\w.-]*\.(?:txt|in))$/;
+
+/** Package names on a manifest line: `"cli-log": "^1"`, `cli-log = "0.1"`, `golang.org/x/term v0.1`, `"python-discovery>=1",`, `rich>=13`. */
+const DEPENDENCY_LINE = [
+  /^\s*"(@?[\w.-]+(?:\/[\w.-]+)?)"\s*:\s*"(?:[\^~<>=*\d]|workspace:|npm:)/,
+  /^\s*([A-Za-z][\w-]*)\s*=\s*(?:"[\^~<>=*\d]|\{)/,
+  /^\s*(?:require\s+)?([\w-]+(?:\.[\w-]+)+\/[\w./-]+)\s+v\d/,
+  /^\s*["']([A-Za-z][\w.-]*)(?:\[[^\]]*\])?\s*[<>=~!][^"']*["']\s*,?\s*$/, // a version spec: not `"schema",` of an exclude list
+];
+/** A requirements file's line: `rich>=13`, `click`. */
+const REQUIREMENT_LINE = /^([A-Za-z][\w.-]*)(?:\[[^\]]*\])?\s*(?:[<>=~!;]|$)/;
+/** Manifest keys that look like `name = "1.2"` and are no dependency. */
+const MANIFEST_FIELDS = new Set(['version', 'rust-version', 'edition', 'name', 'description', 'license', 'readme', 'python', 'requires-python', 'go', 'toolchain', 'main', 'types', 'node']);
+
+/**
+ * Why a commit that added a dependency is only indirect evidence for a flag or variable it dropped:
+ * the new package may now read it (virtualenv's `PYENV_VERSION` went to python-discovery, broot's
+ * `BROOT_LOG` to cli-log). Undefined when no manifest gained a package.
+ */
+export function newDependency(files: readonly FileDiff[]): string | undefined {
+  const names = (sign: string): Set<string> => {
+    const out = new Set<string>();
+    for (const f of files) {
+      if (!DEPENDENCY_MANIFEST.test(f.path)) continue;
+      for (const l of f.hunks.flatMap((h) => h.lines)) {
+        if (!l.startsWith(sign)) continue;
+        const shapes = /requirements[\w.-]*\.(?:txt|in)$/.test(f.path) ? [REQUIREMENT_LINE] : DEPENDENCY_LINE;
+        const name = shapes.map((re) => re.exec(l.slice(1))?.[1]).find((n) => n !== undefined);
+        if (name !== undefined && !MANIFEST_FIELDS.has(name.toLowerCase())) out.add(name.toLowerCase().replace(/_/g, '-'));
+      }
+    }
+    return out;
+  };
+  const removed = names('-');
+  const added = [...names('+')].filter((n) => !removed.has(n));
+  return added.length > 0 ? `the commit added a dependency (${added.slice(0, 2).join(', ')}) that may provide it now` : undefined;
+}
+
+/** The removed lines of these files, sign dropped; comment lines only when asked for. */
+function removedLines(files: readonly FileDiff[], comments = false): string[] {
+  return files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('-') && (comments || !COMMENT_LINE.test(l.slice(1)))).map((l) => l.slice(1))));
 }
 
 /**
@@ -349,13 +405,13 @@ const FLAG_API = /\b(?:add_argument|add_option|opt|Opt|arg|Arg|flag|Flag|long|sh
  */
 export function declaresFlag(files: readonly FileDiff[], needle: string, programs: ReadonlySet<string> = new Set()): boolean {
   const n = escapeRegExp(needle);
-  const alone = new RegExp(`["'\`](?:-\\w\\s*[,|]\\s*)?--${n}(?:[\\s=<\\[,|][^"'\`]*)?["'\`]`);
+  const alone = new RegExp(flagString(n, true));
   const quoted = new RegExp(`["'\`]${n}["'\`]`);
   const tabled = new RegExp(`(?:\\b[Nn]ame\\s*[:=]\\s*["'\`]${n}["'\`]|["'\`]${n}["'\`]\\s*:)`);
   const listed = needle.includes('-') ? new RegExp(`^\\s*["'\`]${n}["'\`],?\\s*$`) : undefined;
   const usage = [...programs].map((p) => new RegExp(`(?<![\\w./-])${escapeRegExp(p)}\\b[^"'\`\\n]*?\\s--${n}(?![\\w-])`));
   const fields = [...new Set([needle.replace(/-/g, '_'), camel(needle)])].flatMap((form) => definitionShapes(form));
-  return removedCode(files).some(
+  return removedLines(files).some(
     (l) => alone.test(l) || (quoted.test(l) && FLAG_API.test(l)) || tabled.test(l) || listed?.test(l) === true || usage.some((re) => re.test(l)) || fields.some((re) => re.test(l)),
   );
 }
@@ -368,7 +424,7 @@ export function declaresFlag(files: readonly FileDiff[], needle: string, program
 export function readsEnv(files: readonly FileDiff[], needle: string): boolean {
   const n = escapeRegExp(needle);
   const shapes = [new RegExp(`["'\`]${n}(?![\\w$])`), new RegExp(`\\benv\\.${n}(?![\\w$])`), new RegExp(`\\$\\{?${n}(?![\\w])`)];
-  return removedCode(files).some((l) => shapes.some((re) => re.test(l)));
+  return removedLines(files).some((l) => shapes.some((re) => re.test(l)));
 }
 
 /**
@@ -380,7 +436,7 @@ export function readsEnv(files: readonly FileDiff[], needle: string): boolean {
  */
 export function definedIn(files: readonly FileDiff[], name: string): boolean {
   const shapes = definitionShapes(name);
-  return files.some((f) => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))))));
+  return removedLines(files, true).some((l) => shapes.some((re) => re.test(l)));
 }
 
 /**
@@ -403,9 +459,47 @@ export function exampleDeclares(lines: readonly string[], name: string): boolean
  * Then the doc's prose about `--name` is about its example program, not the project's CLI.
  */
 export function exampleDeclaresFlag(lines: readonly string[], flag: string): boolean {
-  const name = escapeRegExp(flag.replace(/^--/, ''));
-  const declared = new RegExp(`\\(\\s*(?:[^()]*,\\s*)?["'\`](?:-\\w,\\s*)?(?:--)?${name}(?:[\\s=<\\[][^"'\`]*)?["'\`]`);
+  const declared = new RegExp(`\\(\\s*(?:[^()]*,\\s*)?${flagString(escapeRegExp(flag.replace(/^--/, '')), false)}`);
   return lines.some((l) => declared.test(l));
+}
+
+/**
+ * clap, structopt and argh attributes on a field (`#[arg(short, long)]`, `#[clap(long, value_parser)]`
+ * over several lines, `#[argh(switch)]`), then the field after any further attributes and doc comments.
+ */
+const DERIVE_FIELD = /#\[(clap|arg|structopt|argh)\(((?:[^()"]|"(?:[^"\\]|\\.)*"|\([^()]*\))*)\)\](?:\s|#\[[^\]]*\]|\/\/[^\n]*)*(?:pub(?:\([^)]*\))?\s+)?(?:r#)?([a-z_][a-z0-9_]*)\s*:(?!:)/g;
+
+/**
+ * The flags clap-style derives make of struct fields: `--field-name` for a field whose attribute says
+ * `long` without naming it (a named one, `long = "x"`, is a quoted string the flag scan finds), and
+ * for argh's `option` and `switch`.
+ */
+export function derivedRustFlags(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(DERIVE_FIELD)) {
+    const [, crate = '', args = '', field = ''] = m;
+    const derives = crate === 'argh' ? /\b(?:option|switch)\b/.test(args) : /\blong\b(?!\s*=)/.test(args);
+    if (derives) out.push(field.replace(/_/g, '-'));
+  }
+  return out;
+}
+
+/**
+ * Whether a doc uses `name` as its own shell variable: it both assigns it (`NAME="cargo-deny"`,
+ * `export BINARY=…`, a justfile's `export WORLD := "x"`) and expands it (`$NAME`, `${BINARY}`). A download script's `$VERSION` is the
+ * example's, not a variable the project reads.
+ */
+export function docOwnVariable(text: string, name: string): boolean {
+  const n = escapeRegExp(name);
+  return new RegExp(`(?<![\\w$.-])${n}\\s*:?=(?!=)`).test(text) && new RegExp(`\\$\\{?${n}(?![\\w])`).test(text);
+}
+
+/**
+ * A string that declares the flag named by the pattern `name`: `'--dry'`, `"-d, --dry <path>"`,
+ * `"-d | --dry=MODE"`; with `dashes` false the bare name counts too (`"dry"` in a parser call).
+ */
+function flagString(name: string, dashes: boolean): string {
+  return `["'\`](?:-\\w\\s*[,|]\\s*)?${dashes ? '--' : '(?:--)?'}${name}(?:[\\s=<\\[,|][^"'\`]*)?["'\`]`;
 }
 
 function escapeRegExp(text: string): string {
@@ -513,7 +607,7 @@ const COMMENT_LINE = /^\s*(?:\/\/|\/\*|\*(?:\s|\/|$)|#(?:\s|#|$)|<!--)/;
 export function netRemovals(files: readonly FileDiff[], needle: string, kind: MentionKind): FileDiff[] {
   const re = kind === 'flag' ? flagUseRegExp(needle) : boundedRegExp(needle, kind, 'g');
   const forms = needleForms(kind, kind === 'flag' ? `--${needle}` : needle).map((form) => boundedRegExp(form, 'identifier'));
-  const codeDrops = (f: FileDiff): boolean => f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && !COMMENT_LINE.test(l.slice(1)) && forms.some((w) => w.test(l.slice(1)))));
+  const codeDrops = (f: FileDiff): boolean => removedLines([f]).some((l) => forms.some((w) => w.test(l)));
   const count = (f: FileDiff, sign: string): number => {
     const comments = codeDrops(f);
     return f.hunks.reduce(

@@ -141,11 +141,16 @@ export function foreignFlag(line: string, column: number, inFence: boolean, prog
     return at < 0 ? 0 : at + separator.length;
   };
   const starts = ['`', '|', ';', '&&', '$('].map(after);
-  const start = Math.max(...starts);
+  // In an example, a string the flag sits inside holds a command of its own (`"post-commit": "git
+  // update-index --again"` in a package.json, `run: "rg --column"`): an odd count of quotes before it.
+  const quoted = inFence ? ['"', "'"].map((q) => (before.split(q).length % 2 === 0 ? after(q) : 0)) : [];
+  const start = Math.max(...starts, ...quoted);
   const segment = before.slice(start);
   if (/\s--\s/.test(segment)) return false;
   const prompt = /^\s*\$\s+/.test(segment);
-  const words = segment.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== '' && w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  // A YAML step (`- run: git update-index --again`) names its command after the key.
+  const unkeyed = inFence ? segment.replace(/^\s*(?:-\s+)?[\w.-]+:\s+(?=\S)/, '') : segment;
+  const words = unkeyed.trim().replace(/^\$\s+/, '').split(/\s+/).filter((w) => w !== '' && w !== 'sudo' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
   let [command = '', sub = ''] = words;
   if ((command === 'python' || command === 'python3') && sub === '-m') [command = '', sub = ''] = words.slice(2);
   else if (command === 'npx' || command === 'uvx') [command = '', sub = ''] = words.slice(1);
