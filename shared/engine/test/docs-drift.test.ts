@@ -288,6 +288,8 @@ describe('what keeps a flag or variable alive, or weakens its removal', () => {
     expect(newDependency([diff('requirements.txt', [], ['rich>=13'])])).toMatch(/rich/);
     expect(newDependency([diff('package.json', ['    "yargs": "^16.0.0",', '  "version": "1.0.0",'], ['    "yargs": "^17.0.0",', '  "version": "1.1.0",', '    "lint": "eslint ."'])])).toBeUndefined();
     expect(newDependency([diff('src/main.rs', [], ['use cli_log::*;'])])).toBeUndefined();
+    // A manifest the commit created lists old packages, not new ones.
+    expect(newDependency([{ ...diff('pyproject.toml', [], ['  "typing-extensions>=4.0",']), status: 'added' }])).toBeUndefined();
     // A feature turned on, and an exclude list grown: no new package.
     expect(newDependency([diff('Cargo.toml', ['clap = { version = "4.5.4", features = ["cargo"] }'], ['clap = { version = "4.5.4", features = ["cargo", "derive"] }', '    "schema",'])])).toBeUndefined();
   });

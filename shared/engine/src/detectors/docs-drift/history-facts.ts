@@ -202,7 +202,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'flag' || group.kind === 'env' ? newDependency(await commitDiff(commit.sha)) : undefined);
+        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(await commitDiff(commit.sha)) : undefined);
         // A swapped word in a line that never declared the flag is another program's option changing.
         const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
@@ -362,15 +362,18 @@ const REQUIREMENT_LINE = /^([A-Za-z][\w.-]*)(?:\[[^\]]*\])?\s*(?:[<>=~!;]|$)/;
 const MANIFEST_FIELDS = new Set(['version', 'rust-version', 'edition', 'name', 'description', 'license', 'readme', 'python', 'requires-python', 'go', 'toolchain', 'main', 'types', 'node']);
 
 /**
- * Why a commit that added a dependency is only indirect evidence for a flag or variable it dropped:
- * the new package may now read it (virtualenv's `PYENV_VERSION` went to python-discovery, broot's
- * `BROOT_LOG` to cli-log). Undefined when no manifest gained a package.
+ * Why a commit that added a dependency is only indirect evidence for a variable it stopped reading:
+ * the new package may read it now (virtualenv's `PYENV_VERSION` went to python-discovery, broot's
+ * `BROOT_LOG` to cli-log). Not for flags: a program's own flags stay its own when it swaps its web
+ * server (mdBook's `--websocket-hostname` went with iron for warp). Undefined when no manifest that
+ * existed before gained a package.
  */
 export function newDependency(files: readonly FileDiff[]): string | undefined {
   const names = (sign: string): Set<string> => {
     const out = new Set<string>();
     for (const f of files) {
-      if (!DEPENDENCY_MANIFEST.test(f.path)) continue;
+      // A manifest the commit created (a move to pyproject.toml, a monorepo's new packages) lists old packages as new.
+      if (!DEPENDENCY_MANIFEST.test(f.path) || f.status === 'added') continue;
       for (const l of f.hunks.flatMap((h) => h.lines)) {
         if (!l.startsWith(sign)) continue;
         const shapes = /requirements[\w.-]*\.(?:txt|in)$/.test(f.path) ? [REQUIREMENT_LINE] : DEPENDENCY_LINE;
