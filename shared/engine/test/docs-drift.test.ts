@@ -200,7 +200,7 @@ describe('extractMentions', () => {
   });
 
   it('reads proposals and decision records as history, and never takes the system\'s variables for the project\'s', () => {
-    for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md', 'peeps/PEEP-044.md']) expect(isHistoryDoc(doc)).toBe(true);
     expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
     expect(extractMentions('docs/install.md', 'Add it to your `PATH` (`$HOME/.local/bin`), or set `SOUS_HOME`.').map((m) => m.value)).toEqual(['SOUS_HOME']);
   });
