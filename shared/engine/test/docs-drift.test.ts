@@ -10,6 +10,7 @@ import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drif
 import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
+import { isUserDoc } from '../src/view/file-roles';
 import { buildRemovalIndex } from '../src/view/history-index';
 import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import type { FileDiff } from '../src/view/git-history';
@@ -200,8 +201,12 @@ describe('extractMentions', () => {
   });
 
   it('reads proposals and decision records as history, and never takes the system\'s variables for the project\'s', () => {
-    for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md', 'peeps/PEEP-044.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md', 'peeps/PEEP-044.md', 'docs/_docs/05_rfc/for_each_iteration.md']) expect(isHistoryDoc(doc)).toBe(true);
     expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
+    expect(isHistoryDoc('docs/05-community/01-contributing.mdx')).toBe(false);
+    // A vendored library's README (Python's `_vendor/`) is that library's, not the project's.
+    expect(isUserDoc('pipenv/patched/pip/_vendor/README.rst')).toBe(false);
+    expect(isUserDoc('docs/vendoring.md')).toBe(true);
     expect(extractMentions('docs/install.md', 'Add it to your `PATH` (`$HOME/.local/bin`), or set `SOUS_HOME`.').map((m) => m.value)).toEqual(['SOUS_HOME']);
   });
 });
@@ -586,6 +591,21 @@ describe('docsDriftDetector', () => {
     const off = new Set(['docs_drift.removed_flag', 'docs_drift.removed_env']);
     const { candidates } = await docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
     expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
+  });
+
+  it('still patches a certain rename of a flag whose cards are off, and looks for none when patches are off too', async () => {
+    const doc = 'Pass `--dry-run` first.\n';
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\n" } },
+      { message: 'docs', files: { 'docs/cli.md': doc } },
+      { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\n" } },
+    ]);
+    const view = await viewOf(dir);
+    const run = (off: Set<string>) => docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
+    const flagOff = await run(new Set(['docs_drift.removed_flag']));
+    expect(flagOff.candidates.map((c) => c.detector)).toEqual(['docs_drift.rename_diff']);
+    expect(applyPatch(doc, flagOff.candidates[0]?.diff?.patch ?? '')).toBe('Pass `--preview` first.\n');
+    expect((await run(new Set(['docs_drift.removed_flag', 'docs_drift.rename_diff']))).candidates).toEqual([]);
   });
 
   it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {

@@ -13,8 +13,8 @@ const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapsh
  * `ci/install.sh` is the installer's).
  */
 const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitlab|\.buildkite)$/i;
-/** Other projects' code and docs kept in the tree (`vendor/`, `third_party/`, `vendored_parsers/`). */
-const VENDORED_FOLDERS = /^(?:vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules)$/i;
+/** Other projects' code and docs kept in the tree (`vendor/`, Python's `_vendor/`, `third_party/`, `vendored_parsers/`). */
+const VENDORED_FOLDERS = /^(?:_?vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules)$/i;
 /** Top-level folders of the documentation site: its build scripts generate pages, not the project. */
 const DOC_SITE_ROOTS = /^(?:docs?|website|documentation)$/i;
 

@@ -32,8 +32,10 @@ export const docsDriftDetector: Detector = {
   name: 'docs_drift',
   kinds: ['docs_drift', 'virtual_diff'],
   async detect({ view, frontier, signal, isOff }: DetectorContext): Promise<DetectorResult> {
-    // A kind whose cards are off (flags and variables by default) is not looked for at all.
-    const wanted = (kind: MentionKind): boolean => isOff?.(`docs_drift.${RULE[kind]}`) !== true;
+    // A kind whose cards are off (flags and variables by default) makes no card; it is still looked
+    // for while patches are on (a certain rename is right more often than a bare removal), else not at all.
+    const cardOn = (kind: MentionKind): boolean => isOff?.(`docs_drift.${RULE[kind]}`) !== true;
+    const wanted = (kind: MentionKind): boolean => cardOn(kind) || isOff?.('docs_drift.rename_diff') !== true;
     const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
@@ -94,7 +96,7 @@ export const docsDriftDetector: Detector = {
       findings.push(...found);
       covered.push(doc);
     }
-    return { candidates: cardsByCommit(view, findings), covered };
+    return { candidates: cardsByCommit(view, findings, cardOn), covered };
   },
 };
 
@@ -223,7 +225,7 @@ const MAX_TITLE_NAMES = 3;
  * docs and names it left behind), and one virtual diff per commit for the mentions whose single
  * replacement exists now.
  */
-function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Candidate[] {
+function cardsByCommit(view: RepositoryView, findings: readonly Finding[], cardOn: (kind: MentionKind) => boolean): Candidate[] {
   const byCommit = new Map<string, Finding[]>();
   for (const f of mergesUnrenamed(findings)) {
     const list = byCommit.get(f.removal.commit.sha);
@@ -232,7 +234,7 @@ function cardsByCommit(view: RepositoryView, findings: readonly Finding[]): Cand
   }
   const out: Candidate[] = [];
   for (const list of byCommit.values()) {
-    const kinds = [...new Set(list.map((f) => f.group.kind))];
+    const kinds = [...new Set(list.map((f) => f.group.kind))].filter(cardOn);
     for (const kind of kinds) {
       const ofKind = list.filter((f) => f.group.kind === kind);
       const direct = ofKind.filter((f) => f.removal.indirect === undefined);

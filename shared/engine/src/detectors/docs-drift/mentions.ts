@@ -45,7 +45,7 @@ export function isDocFile(filePath: string, language?: Language): boolean {
  * agreed), and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
  * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:\d+[-_.])?(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?)(?:[-_.]|$)/i;
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|history|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
