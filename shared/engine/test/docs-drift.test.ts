@@ -55,9 +55,10 @@ function allFiles(view: RepositoryView): Frontier {
   return { entries: view.paths().map((path) => ({ path, priority: 1 })), priority: () => 1 };
 }
 
-async function detect(dir: string, everything = false): Promise<DetectorResult> {
+/** One run of the detector; `off`: the detector ids `exploration.detectors_off` turns off. */
+async function detect(dir: string, everything = false, off: ReadonlySet<string> = new Set()): Promise<DetectorResult> {
   const view = await viewOf(dir, everything);
-  return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal });
+  return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
 }
 
 function headOf(dir: string): string {
@@ -540,31 +541,33 @@ describe('docsDriftDetector', () => {
     expect((await detect(dir)).candidates).toEqual([]);
   });
 
-  it('leaves alone a variable the code reads through a prefix ("TASK_" + "TEMP_DIR")', async () => {
-    const dir = repoWith([
-      { message: 'env', files: { 'src/env.ts': 'export const tempDir = (): string | undefined => process.env["TASK_TEMP_DIR"];\n' } },
-      { message: 'docs', files: { 'docs/env.md': 'Set `TASK_TEMP_DIR` to move the cache.\n' } },
-      { message: 'One prefix for every variable', files: { 'src/env.ts': 'const PREFIX = "TASK_";\nconst taskEnv = (name: string): string | undefined => process.env[PREFIX + name];\nexport const tempDir = (): string | undefined => taskEnv("TEMP_DIR");\n' } },
-    ]);
-    expect((await detect(dir)).candidates).toEqual([]);
-  });
-
-  it('leaves alone a variable the code builds from a prefix (`f"CIBW_{name.upper()}"`), though its spelled-out name went', async () => {
-    const dir = repoWith([
-      { message: 'options', files: { 'src/options.py': 'import os\nSETTINGS = os.environ.get("CIBW_CONFIG_SETTINGS_MACOS")\n' } },
-      { message: 'docs', files: { 'docs/options.md': 'Set `CIBW_CONFIG_SETTINGS_MACOS` for macOS only.\n' } },
-      { message: 'Build variable names from option names', files: { 'src/options.py': 'import os\n\ndef read(name, platform):\n    return os.environ.get(f"CIBW_{name.upper()}_{platform.upper()}")\n' } },
-    ]);
-    expect((await detect(dir)).candidates).toEqual([]);
-  });
-
-  it('keeps a flag a clap derive makes of a field alive after the move from the builder', async () => {
-    const dir = repoWith([
-      { message: 'cli', files: { 'src/args.rs': 'pub fn args() -> Command {\n    Command::new("br").arg(Arg::new("listen").long("listen"))\n}\n' } },
-      { message: 'docs', files: { 'docs/remote.md': 'Start a server with `br --listen <name>`.\n' } },
-      { message: 'use clap derive', files: { 'src/args.rs': '#[derive(Parser)]\npub struct Args {\n    /// A socket to listen to\n    #[clap(long, value_parser)]\n    pub listen: Option<String>,\n}\n' } },
-    ]);
-    expect((await detect(dir)).candidates).toEqual([]);
+  it.each<[string, Array<{ message: string; files: Record<string, string> }>]>([
+    [
+      'a variable the code reads through a prefix ("TASK_" + "TEMP_DIR")',
+      [
+        { message: 'env', files: { 'src/env.ts': 'export const tempDir = (): string | undefined => process.env["TASK_TEMP_DIR"];\n' } },
+        { message: 'docs', files: { 'docs/env.md': 'Set `TASK_TEMP_DIR` to move the cache.\n' } },
+        { message: 'One prefix for every variable', files: { 'src/env.ts': 'const PREFIX = "TASK_";\nconst taskEnv = (name: string): string | undefined => process.env[PREFIX + name];\nexport const tempDir = (): string | undefined => taskEnv("TEMP_DIR");\n' } },
+      ],
+    ],
+    [
+      'a variable the code builds from a prefix (`f"CIBW_{name.upper()}"`), though its spelled-out name went',
+      [
+        { message: 'options', files: { 'src/options.py': 'import os\nSETTINGS = os.environ.get("CIBW_CONFIG_SETTINGS_MACOS")\n' } },
+        { message: 'docs', files: { 'docs/options.md': 'Set `CIBW_CONFIG_SETTINGS_MACOS` for macOS only.\n' } },
+        { message: 'Build variable names from option names', files: { 'src/options.py': 'import os\n\ndef read(name, platform):\n    return os.environ.get(f"CIBW_{name.upper()}_{platform.upper()}")\n' } },
+      ],
+    ],
+    [
+      'a flag a clap derive makes of a field, after the move from the builder',
+      [
+        { message: 'cli', files: { 'src/args.rs': 'pub fn args() -> Command {\n    Command::new("br").arg(Arg::new("listen").long("listen"))\n}\n' } },
+        { message: 'docs', files: { 'docs/remote.md': 'Start a server with `br --listen <name>`.\n' } },
+        { message: 'use clap derive', files: { 'src/args.rs': '#[derive(Parser)]\npub struct Args {\n    /// A socket to listen to\n    #[clap(long, value_parser)]\n    pub listen: Option<String>,\n}\n' } },
+      ],
+    ],
+  ])('leaves alone what still exists: %s', async (_label, steps) => {
+    expect((await detect(repoWith(steps))).candidates).toEqual([]);
   });
 
   it("holds back a variable whose reading went with a new dependency, and never reads the doc's own shell variables", async () => {
@@ -587,9 +590,7 @@ describe('docsDriftDetector', () => {
       { message: 'cli docs', files: { 'docs/cli.md': 'Run `sous sync --dry-run` first.\n\nSet `SOUS_API_URL` to the server, or call `helper()`.\n' } },
       { message: 'Simplify the CLI', files: { 'src/cli.ts': 'export const main = (): string | undefined => undefined;\n' } },
     ]);
-    const view = await viewOf(dir);
-    const off = new Set(['docs_drift.removed_flag', 'docs_drift.removed_env']);
-    const { candidates } = await docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
+    const { candidates } = await detect(dir, false, new Set(['docs_drift.removed_flag', 'docs_drift.removed_env']));
     expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
@@ -600,12 +601,10 @@ describe('docsDriftDetector', () => {
       { message: 'docs', files: { 'docs/cli.md': doc } },
       { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\n" } },
     ]);
-    const view = await viewOf(dir);
-    const run = (off: Set<string>) => docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
-    const flagOff = await run(new Set(['docs_drift.removed_flag']));
+    const flagOff = await detect(dir, false, new Set(['docs_drift.removed_flag']));
     expect(flagOff.candidates.map((c) => c.detector)).toEqual(['docs_drift.rename_diff']);
     expect(applyPatch(doc, flagOff.candidates[0]?.diff?.patch ?? '')).toBe('Pass `--preview` first.\n');
-    expect((await run(new Set(['docs_drift.removed_flag', 'docs_drift.rename_diff']))).candidates).toEqual([]);
+    expect((await detect(dir, false, new Set(['docs_drift.removed_flag', 'docs_drift.rename_diff']))).candidates).toEqual([]);
   });
 
   it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {

@@ -81,32 +81,27 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       if (w.includes('-')) for (const part of w.split('-')) if (needles.has(part)) into.add(part);
     }
   });
-  /** Upper-case strings the code quotes (`"TASK_"`, `"COLOR_RED"`), the trailing `_` dropped. */
+  /**
+   * Upper-case strings the code quotes (`"TASK_"`, `"COLOR_RED"`), the trailing `_` dropped; and,
+   * marked `PREFIX_*`, the prefixes it builds variable names from (`f"CIBW_{name.upper()}"`,
+   * `"APP_" + key`, `env_prefix = "APP_"`, viper's `SetEnvPrefix("hugo")`). One pass for both.
+   */
   const quotedCaps = codeScan(view, () => true, (text, into) => {
     for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9_]{0,63})["'`]/g)) into.add((m[1] ?? '').replace(/_+$/, ''));
+    for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)_(?:\{|\$\{|%[sd(]|["'`]\s*\+)/g)) into.add(`${m[1] ?? ''}_*`);
+    for (const m of text.matchAll(/\b(?:env_?prefix|EnvPrefix|envPrefix|ENV_PREFIX)\s*\(?\s*[=:]?\s*["'`]([A-Za-z][A-Za-z0-9_]*?)_?["'`]/g)) into.add(`${(m[1] ?? '').toUpperCase()}_*`);
   });
   /**
-   * Prefixes the code builds variable names from (`f"CIBW_{name.upper()}"`, `"APP_" + key`,
-   * `env_prefix = "APP_"`, viper's `SetEnvPrefix("hugo")`): any `CIBW_…` may still be read.
-   */
-  const builtPrefixes = codeScan(view, () => true, (text, into) => {
-    for (const m of text.matchAll(/["'`]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)_(?:\{|\$\{|%[sd(]|["'`]\s*\+)/g)) into.add(m[1] ?? '');
-    for (const m of text.matchAll(/\b(?:env_?prefix|EnvPrefix|envPrefix|ENV_PREFIX)\s*\(?\s*[=:]?\s*["'`]([A-Za-z][A-Za-z0-9_]*?)_?["'`]/g)) into.add((m[1] ?? '').toUpperCase());
-  });
-  const builtEnv = (value: string): boolean => {
-    const parts = value.split('_');
-    for (let k = 1; k < parts.length; k++) if (builtPrefixes().has(parts.slice(0, k).join('_'))) return true;
-    return false;
-  };
-  /**
-   * Programs often read their variables through a prefix (`GetTaskEnv("TEMP_DIR")` with `"TASK_"`,
-   * `env_prefix = "APP_"`): `TASK_TEMP_DIR` exists when the code quotes a prefix and the rest.
+   * Programs often read their variables through a prefix: `TASK_TEMP_DIR` exists when the code quotes
+   * `"TASK_"` and `"TEMP_DIR"` (`GetTaskEnv("TEMP_DIR")`), or builds names from `TASK_` (then any
+   * `TASK_…` may still be read).
    */
   const prefixedEnv = (value: string): boolean => {
     const parts = value.split('_');
     for (let k = 1; k < parts.length; k++) {
+      const prefix = parts.slice(0, k).join('_');
       const rest = parts.slice(k).join('_');
-      if (rest.length >= 3 && quotedCaps().has(parts.slice(0, k).join('_')) && quotedCaps().has(rest)) return true;
+      if (quotedCaps().has(`${prefix}_*`) || (rest.length >= 3 && quotedCaps().has(prefix) && quotedCaps().has(rest))) return true;
     }
     return false;
   };
@@ -158,7 +153,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
     const whole = forms.some((form) => needles.has(form)) ? forms.some((form) => codeWords().has(form)) : forms.some((form) => codeHolds(form));
-    return whole || (kind === 'env' && (prefixedEnv(value) || builtEnv(value)));
+    return whole || (kind === 'env' && prefixedEnv(value));
   };
 
   return {
@@ -186,7 +181,8 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       if (base !== undefined && existsNow('flag', `--${base}`)) return undefined;
       // Commits whose removed lines hold the word (read once per cycle for every missing word), newest first.
       for (const commit of newestFirst([removals.removing(removalKey(group.kind, needle)), base === undefined ? [] : removals.removing(removalKey(group.kind, base))]).slice(0, PICKAXE_LIMIT)) {
-        const files = (await commitDiff(commit.sha)).filter((f) => isOwnCode(f.oldPath ?? f.path) && isOwnCode(f.path) && (!program || !isSettingsFile(f.path)));
+        const diff = await commitDiff(commit.sha);
+        const files = diff.filter((f) => isOwnCode(f.oldPath ?? f.path) && isOwnCode(f.path) && (!program || !isSettingsFile(f.path)));
         const own = netRemovals(files, needle, group.kind);
         // The base went: the negation with it (and no certain replacement for the `no-` form).
         const viaBase = own.length === 0 && base !== undefined;
@@ -202,7 +198,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(await commitDiff(commit.sha)) : undefined);
+        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(diff) : undefined);
         // A swapped word in a line that never declared the flag is another program's option changing.
         const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
@@ -374,9 +370,9 @@ export function newDependency(files: readonly FileDiff[]): string | undefined {
     for (const f of files) {
       // A manifest the commit created (a move to pyproject.toml, a monorepo's new packages) lists old packages as new.
       if (!DEPENDENCY_MANIFEST.test(f.path) || f.status === 'added') continue;
+      const shapes = /requirements[\w.-]*\.(?:txt|in)$/.test(f.path) ? [REQUIREMENT_LINE] : DEPENDENCY_LINE;
       for (const l of f.hunks.flatMap((h) => h.lines)) {
         if (!l.startsWith(sign)) continue;
-        const shapes = /requirements[\w.-]*\.(?:txt|in)$/.test(f.path) ? [REQUIREMENT_LINE] : DEPENDENCY_LINE;
         const name = shapes.map((re) => re.exec(l.slice(1))?.[1]).find((n) => n !== undefined);
         if (name !== undefined && !MANIFEST_FIELDS.has(name.toLowerCase())) out.add(name.toLowerCase().replace(/_/g, '-'));
       }
