@@ -7,7 +7,7 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
-import { exampleLines, extractMentions, isHistoryDoc, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
+import { exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isUserDoc } from '../src/view/file-roles';
@@ -205,6 +205,9 @@ describe('extractMentions', () => {
     for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md', 'peeps/PEEP-044.md', 'docs/_docs/05_rfc/for_each_iteration.md']) expect(isHistoryDoc(doc)).toBe(true);
     expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
     expect(isHistoryDoc('docs/05-community/01-contributing.mdx')).toBe(false);
+    // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
+    for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/plans/cache.md', 'TODO.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['docs/planets.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md']) expect(isHistoryDoc(doc)).toBe(false);
     // A vendored library's README (Python's `_vendor/`) is that library's, not the project's.
     expect(isUserDoc('pipenv/patched/pip/_vendor/README.rst')).toBe(false);
     expect(isUserDoc('docs/vendoring.md')).toBe(true);
@@ -220,6 +223,22 @@ function named(c: Candidate): string[] {
   const kind = c.claim.split('|')[1] ?? '';
   return [...new Set(c.evidence.flatMap((e) => (/^mentions `(.+)`$/.exec(e.note) ? [`${c.detector} ${e.path}|${kind}|${/^mentions `(.+)`$/.exec(e.note)?.[1] ?? ''}`] : [])))];
 }
+
+describe('isRecordedDecision', () => {
+  it.each([
+    ['a status line', '# Cache layers\n\nStatus: Rejected\n\nWe would add `CacheLayer`.\n'],
+    ['a bold field', '# Lazy loading\n\n**Status**: Draft\n'],
+    ['a metadata table', '| Field | Value |\n|---|---|\n| Status | Won\'t implement |\n'],
+    ['front matter', '---\ntitle: Streams\nstatus: accepted\n---\n# Streams\n'],
+  ])("reads %s near the top as a proposal's or decision's record", (_, text) => {
+    expect(isRecordedDecision(text)).toBe(true);
+  });
+
+  it('leaves alone a doc that only talks about status, or says it far down', () => {
+    expect(isRecordedDecision('# Jobs\n\nThe `status` field: `active` or `done`.\n\nA status of active is the default.\n')).toBe(false);
+    expect(isRecordedDecision(`# Guide\n${'text\n'.repeat(60)}Status: accepted\n`)).toBe(false);
+  });
+});
 
 describe('direct evidence of a removed flag or variable', () => {
   const removed = (...lines: string[]): FileDiff[] => [{ path: 'src/cli.ts', status: 'modified', hunks: [{ oldStart: 1, oldLines: lines.length, newStart: 1, newLines: 0, lines: lines.map((l) => `-${l}`) }] }];
@@ -734,6 +753,35 @@ describe('docsDriftDetector', () => {
     ]);
     const { candidates } = await detect(dir, true);
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/setup.md|identifier|executeOnFiles']);
+  });
+
+  it("never takes a keyword argument a call stopped passing for a removed name (`package_data=` in `setup(`), but a `def`'s parameter is one", async () => {
+    const setup = 'from setuptools import setup\n\nsetup(\n    name="app",\n    package_data={"app": ["templates/*.html"]},\n)\n';
+    const api = 'def render(\n    template,\n    auto_escape=True,\n):\n    return template\n';
+    const dir = repoWith([
+      { message: 'app', files: { 'setup.py': setup, 'app/render.py': api } },
+      { message: 'docs', files: { 'docs/plugins.md': 'List your templates in `package_data`.\n\nTurn escaping off with `auto_escape`.\n' } },
+      { message: 'Port setup.py to pyproject.toml; always escape', files: { 'setup.py': null, 'pyproject.toml': '[project]\nname = "app"\n', 'app/render.py': 'def render(template):\n    return template\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/plugins.md|identifier|auto_escape']);
+  });
+
+  it("never examines a plan or a proposal's record, wherever it is kept", async () => {
+    const dir = repoWith([
+      { message: 'app', files: { 'src/cache.ts': 'export function warmCache(): number {\n  return 1;\n}\n' } },
+      {
+        message: 'docs',
+        files: {
+          'docs/dev/cache-plan.md': 'Today `warmCache()` fills it.\n',
+          'docs/design/lazy.md': '# Lazy cache\n\nStatus: Rejected\n\nKeep `warmCache()`.\n',
+          'docs/guide.md': 'Call `warmCache()` first.\n',
+        },
+      },
+      { message: 'Drop warmCache', files: { 'src/cache.ts': 'export const cache = 1;\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/guide.md|identifier|warmCache']);
   });
 
   it('follows a doc moved after the removal to its name then', async () => {

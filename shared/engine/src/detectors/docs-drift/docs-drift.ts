@@ -16,7 +16,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { exampleLines, extractMentions, isDocFile, isHistoryDoc, olderVersionDocs, type Mention, type MentionKind } from './mentions';
+import { exampleLines, extractMentions, isDocFile, isHistoryDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
@@ -51,7 +51,7 @@ export const docsDriftDetector: Detector = {
     const flagNeedles = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
-      if (text === undefined || text.includes('\0')) continue;
+      if (text === undefined || text.includes('\0') || isRecordedDecision(text)) continue;
       // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);

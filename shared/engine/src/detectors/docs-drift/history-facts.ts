@@ -431,11 +431,35 @@ export function readsEnv(files: readonly FileDiff[], needle: string): boolean {
  * (`def`, `class`, `function`, `fn`, `type`, `const`…, a Go method), a member, field, key or
  * assignment at the start of its line (`name(args) {`, `name: …`, `self.name = …`, `Name string`;
  * a call such as `name();` is a use), an enum variant, an export (`export { name }`, `pub use`,
- * `__all__`), or a parameter of a `def`.
+ * `__all__`), or a parameter of a `def`. A Python keyword argument of a call (`package_data=…` in
+ * `setup(`) is a use: the name belongs to the function called, often another project's.
  */
 export function definedIn(files: readonly FileDiff[], name: string): boolean {
   const shapes = definitionShapes(name);
-  return removedLines(files, true).some((l) => shapes.some((re) => re.test(l)));
+  return files.some((f) => {
+    const python = /\.pyi?$/.test(f.path);
+    return f.hunks.some((h) => h.lines.some((l, i) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))) && !(python && keywordArgument(h.lines, i, name))));
+  });
+}
+
+/**
+ * Whether the diff line at `index` passes `name=` to a call: indented `name=` (no spaces, as
+ * keyword arguments are written) whose nearest unclosed `(` above, in the lines before the change,
+ * opens a call rather than a `def`'s or `lambda`'s parameters. Unknown (no opener in the hunk): no.
+ */
+function keywordArgument(lines: readonly string[], index: number, name: string): boolean {
+  if (!new RegExp(`^\\s+${escapeRegExp(name)}=(?!=)`).test(lines[index]?.slice(1) ?? '')) return false;
+  let depth = 0;
+  for (let j = index - 1; j >= 0; j--) {
+    const line = lines[j] ?? '';
+    if (line.startsWith('+')) continue;
+    const text = line.slice(1);
+    for (let k = text.length - 1; k >= 0; k--) {
+      if (text[k] === ')') depth++;
+      else if (text[k] === '(' && depth-- === 0) return !/\b(?:def\s+\w+|lambda)\s*$/.test(text.slice(0, k)) && /[\w\])]\s*$/.test(text.slice(0, k));
+    }
+  }
+  return false;
 }
 
 /**

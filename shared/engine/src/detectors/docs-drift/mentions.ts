@@ -42,10 +42,13 @@ export function isDocFile(filePath: string, language?: Language): boolean {
 /**
  * Docs that record history rather than describe the code: changelogs, release notes, news, migration
  * and upgrade guides, proposals and decision records (PEPs, SEPs, RFCs, ADRs: a design as it was
- * agreed), and anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
+ * agreed), plans, roadmaps and inventories (the code as it was before a refactor, on purpose), and
+ * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
  * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:\d+[-_.])?(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:\d+[-_.])?(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|plans?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+/** A plan named by its end (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`): what was meant or found at the time. */
+const PLAN_NAME = /(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)\.(?:md|mdx|markdown|rst|txt)$/i;
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|history|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
@@ -56,7 +59,20 @@ export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
   if (segments.some((s) => HISTORY_SEGMENT.test(s))) return true;
-  return DATED.test(base) || VERSIONED.test(base);
+  return DATED.test(base) || VERSIONED.test(base) || PLAN_NAME.test(base);
+}
+
+/**
+ * A status line near the top (`Status: Rejected`, `**Status**: Draft`, `| Status | Won't implement |`,
+ * front matter's `status: accepted`) marks a proposal or a decision record wherever it is kept.
+ */
+const STATUS_LINE = /^[\s>*_#|-]*status[\s*_]*[:|][\s*_`]*(?:draft|proposed|proposal|accepted|approved|rejected|declined|withdrawn|superseded|deferred|postponed|abandoned|obsolete|implemented|final|active|in[- ]progress|under (?:review|discussion)|won'?t (?:implement|fix|do)|not (?:implemented|planned))\b/im;
+/** How far from the top a status line may sit (a title, front matter, a metadata table). */
+const STATUS_LINES = 40;
+
+/** Whether a doc's text says it is a proposal or a decision record (see STATUS_LINE): history. */
+export function isRecordedDecision(text: string): boolean {
+  return STATUS_LINE.test(text.split('\n', STATUS_LINES).join('\n'));
 }
 
 /** A folder named by a major version: `v1`, `v2.x`, `1.x`, `version-2`. */
