@@ -46,7 +46,12 @@ export function isDocFile(filePath: string, language?: Language): boolean {
  * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
  * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:\d+[-_.])?(?:change(?:s|log|logs)?|\.changesets?|history|news|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|plans?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:\d+[-_.]|_)?(?:change(?:s|log|logs)?|\.changesets?|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|plans?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+/**
+ * A changelog named by its end (`BFG_HISTORY.rst`, `OLD-CHANGES.txt`), or a towncrier news fragment
+ * (`1853.breakingchange.rst`; its types, so that a numbered page such as `2.installation.md` is not one).
+ */
+const HISTORY_NAME = /[-_](?:history|changes|changelog|news)\.(?:md|mdx|markdown|rst|txt)$|^\d+\.(?:feature|bugfix|fix|doc|docs|removal|deprecation|breaking|breakingchange|misc|trivial|change|added|changed|removed|security|improvement|packaging|vendor|contrib)(?:\.\d+)?\.(?:md|rst|txt)$/i;
 /** A plan named by its end (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`): what was meant or found at the time. */
 const PLAN_NAME = /(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)\.(?:md|mdx|markdown|rst|txt)$/i;
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
@@ -59,7 +64,7 @@ export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
   if (segments.some((s) => HISTORY_SEGMENT.test(s))) return true;
-  return DATED.test(base) || VERSIONED.test(base) || PLAN_NAME.test(base);
+  return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base) || PLAN_NAME.test(base);
 }
 
 /**
