@@ -209,8 +209,8 @@ describe('extractMentions', () => {
     for (const doc of ['BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
-    for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/plans/cache.md', 'TODO.md']) expect(isHistoryDoc(doc)).toBe(true);
-    for (const doc of ['docs/planets.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md']) expect(isHistoryDoc(doc)).toBe(false);
+    for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['docs/planets.md', 'plans/TEST_PORTING.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md']) expect(isHistoryDoc(doc)).toBe(false);
     // A vendored library's README (Python's `_vendor/`) is that library's, not the project's.
     expect(isUserDoc('pipenv/patched/pip/_vendor/README.rst')).toBe(false);
     expect(isUserDoc('docs/vendoring.md')).toBe(true);
