@@ -158,6 +158,8 @@ describe('extractMentions', () => {
     // Levels in order of first use: `=` 1, `~` 2, `-` 3 (a subsection of the history section).
     const rst = ['Tool', '====', 'Use `fooBar()`.', '', 'Migrating from 1.x', '~~~~~~~~~~~~~~~~~~', '`gone_func` was replaced', '', 'Details', '-------', '`old_detail`', '', 'Usage', '~~~~~', '`still_here`'].join('\n');
     expect(extractMentions('docs/index.rst', rst).map((m) => m.value)).toEqual(['fooBar', 'still_here']);
+    const note = ['# Errors', 'Raise `ExceptionGroup`.', '## Historical note', 'We used `MultiError` before.', '## Usage', 'Catch `still_here`.'].join('\n');
+    expect(extractMentions('docs/errors.md', note).map((m) => m.value)).toEqual(['ExceptionGroup', 'still_here']);
   });
 
   it('finds names, paths, flags, variables and keys, and leaves prose alone', () => {

@@ -55,7 +55,7 @@ const HISTORY_NAME = /[-_](?:history|changes|changelog|news)\.(?:md|mdx|markdown
 /** A plan named by its end (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`): what was meant or found at the time. */
 const PLAN_NAME = /(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)\.(?:md|mdx|markdown|rst|txt)$/i;
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
-const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|history|renamed|removed)\b/i;
+const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|histor(?:y|ic|ical)|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
 const VERSIONED = /(?:^|[-_ .v])v?\d+[._]\d+(?:[._]\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\d*)?\.(?:md|mdx|markdown|rst|txt)$/i;
 
