@@ -208,7 +208,7 @@ describe('extractMentions', () => {
     expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
     expect(isHistoryDoc('docs/05-community/01-contributing.mdx')).toBe(false);
     // A changelog named by its end, and towncrier's news fragments, wherever they are kept.
-    for (const doc of ['BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
     for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md']) expect(isHistoryDoc(doc)).toBe(true);

@@ -46,7 +46,7 @@ export function isDocFile(filePath: string, language?: Language): boolean {
  * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
  * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:\d+[-_.]|_)?(?:change(?:s|log|logs)?|\.changesets?|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|logs)?|\.changesets?|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
 /**
  * A changelog named by its end (`BFG_HISTORY.rst`, `OLD-CHANGES.txt`), or a towncrier news fragment
  * (`1853.breakingchange.rst`; its types, so that a numbered page such as `2.installation.md` is not one).
