@@ -41,7 +41,8 @@ test('a daemon killed while sous prepare waits on it is waited for, and the cycl
   const env = embeddedEnv();
   let stopped: number | undefined;
   try {
-    // A guide that still names `parseConfig` after a commit renamed it: a docs_drift card.
+    // A guide that still names `parseConfig` after a commit renamed it: the rename's patch (a
+    // virtual_diff card; docs drift's name cards are off by default).
     writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
     writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with `parseConfig` before starting.\n');
     git(repo, ['add', '-A']);
@@ -71,7 +72,7 @@ test('a daemon killed while sous prepare waits on it is waited for, and the cycl
     expect(stderr).toMatch(/^sous: the daemon stopped answering \(restarting\?\); waiting up to 120 s for the supervisor to bring it back\n/);
     const out = JSON.parse(stdout) as { cycle: { answered_by: string }; items: Array<{ kind: string; evidence: Array<{ path: string }> }> };
     expect(out.cycle.answered_by).toBe('daemon');
-    expect(out.items.find((i) => i.kind === 'docs_drift')?.evidence[0]?.path).toBe('docs/guide.md');
+    expect(out.items.find((i) => i.kind === 'virtual_diff')?.evidence[0]?.path).toBe('docs/guide.md');
     const ps = (await sous(['ps', '--path', repo, '--json'], { env })).json;
     expect(ps.processes[1].pid).not.toBe(daemonPid);
     expect(ps.processes[0].restarts).toBeGreaterThanOrEqual(1);

@@ -24,15 +24,21 @@ interface Item {
 
 const KINDS = ['review_note', 'bug_hypothesis', 'docs_drift', 'virtual_diff', 'research_brief', 'prediction_draft'];
 
-/** A repository whose guide still names `parseConfig` after a later commit renamed it to `loadConfig`. */
+/**
+ * A repository whose guide still names `parseConfig` and links src/defaults.ts after a later commit
+ * renamed the one to `loadConfig` and moved the other: a docs_drift card for the moved file (name
+ * cards are off by default) and a patch for both.
+ */
 function makeDriftRepo(): string {
   const repo = makeGitRepo();
   writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-  writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with `parseConfig` before starting.\n');
+  writeFile(repo, 'src/defaults.ts', "export const DEFAULTS = { port: '8080' };\n");
+  writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with `parseConfig` before starting; [the defaults](../src/defaults.ts) list every key.\n');
   git(repo, ['add', '-A']);
   git(repo, ['commit', '-q', '-m', 'config and guide']);
   writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-  git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+  git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
+  git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
   return repo;
 }
 
@@ -57,8 +63,8 @@ describe('sous prepare', () => {
       expect(drift).toBeDefined();
       expect(drift!.evidence[0]).toMatchObject({ path: 'docs/guide.md', line_start: 3 });
       expect(drift!.evidence.some((e) => e.commit === rename)).toBe(true);
-      expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|identifier$/); // one card per removing commit and kind of mention
-      expect(drift!.title).toContain('parseConfig');
+      expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|path$/); // one card per removing commit and kind of mention
+      expect(drift!.title).toContain('src/defaults.ts');
       expect(drift!.actions).toEqual(expect.arrayContaining(['inspect', 'export']));
       expect(res.json.cycle.landed).toBeGreaterThanOrEqual(1);
 
@@ -76,7 +82,7 @@ describe('sous prepare', () => {
 
       const passing = await sous(['prepare', '--path', repo, '--fail-on', 'research_brief']);
       expect(passing.code).toBe(0);
-      expect(passing.stdout).toMatch(/docs_drift {2}.*parseConfig/);
+      expect(passing.stdout).toMatch(/docs_drift {2}.*src\/defaults\.ts/);
       expect(passing.stdout).toMatch(/docs\/guide\.md:3/);
 
       // State lives in .sous/, which ignores itself: git sees no change.
@@ -158,8 +164,8 @@ describe('sous prepare', () => {
       const drift = (res.json.items as Item[]).find((i) => i.kind === 'docs_drift');
       expect(drift).toBeDefined();
       expect(drift!.evidence[0]).toMatchObject({ path: 'docs/guide.md', line_start: 3 });
-      expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|identifier$/); // one card per removing commit and kind of mention
-      expect(drift!.title).toContain('parseConfig');
+      expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|path$/); // one card per removing commit and kind of mention
+      expect(drift!.title).toContain('src/defaults.ts');
 
       const failing = await sous(['prepare', '--path', repo, '--fail-on', 'docs_drift']);
       expect(failing.code).toBe(1);

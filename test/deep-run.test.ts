@@ -68,8 +68,9 @@ describe('Deep-Run sessions through a real daemon', () => {
 
   beforeAll(async () => {
     backend = await startFakeBackend({ usage: 'chars', answer: () => (longAnswers ? 'The cited lines hold. '.repeat(200) : undefined) });
-    // A docs drift (the guide names a renamed function) and a stale caller (total() gained a term in
-    // uncommitted work, src/report.ts still passes two): a drift card, its patch, a review note and a draft.
+    // A docs drift (the guide names a renamed function and links a moved file) and a stale caller
+    // (total() gained a term in uncommitted work, src/report.ts still passes two): a drift card, its
+    // patch, a review note and a draft.
     repo = makeRenameDriftRepo();
     writeFile(repo, 'src/math.ts', 'export function total(a: number, b: number): number {\n  return a + b;\n}\n');
     writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\n");

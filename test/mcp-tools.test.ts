@@ -1,6 +1,7 @@
 /**
  * The MCP tools end to end: a real daemon (`sous up`) on a repository with a planted docs drift
- * (docs/guide.md mentions `parseConfig`, a later commit renames it to `loadConfig`), and the SDK's own
+ * (docs/guide.md mentions `parseConfig` and links src/defaults.ts; a later commit renames the one to
+ * `loadConfig` and moves the other), and the SDK's own
  * Client talking to createSousMcpServer over an in-memory transport. Every tool is called with valid
  * arguments and its structured result checked; bad arguments and unknown names give error results
  * that say what to fix while the server keeps answering; dotted and underscore names both work; a
@@ -224,7 +225,7 @@ describe('MCP tools over a real daemon', () => {
     expect(counts.data.by_state.ready).toBeGreaterThanOrEqual(2);
     expect(counts.data.by_kind.docs_drift).toBeGreaterThanOrEqual(1);
     const deep = await call('artefacts.inspect', { id: drift.id });
-    expect(deep.data).toMatchObject({ id: drift.id, diagnostic: { claim_key: expect.stringMatching(/^docs_drift\.removed_name\|[0-9a-f]{40}\|identifier$/) } });
+    expect(deep.data).toMatchObject({ id: drift.id, diagnostic: { claim_key: expect.stringMatching(/^docs_drift\.moved_path\|[0-9a-f]{40}\|path$/) } });
     const partial = await call('artefacts.influence', { id: drift.id, action: 'partial' });
     expect(partial.data).toMatchObject({ id: drift.id, action: 'partial', feedback: { value: 'partial' } });
   });

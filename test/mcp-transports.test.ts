@@ -61,7 +61,8 @@ describe('sous mcp transports', () => {
       await call(client, 'sous_warm', { paths: ['docs/guide.md'] });
       const dashboard = await until(async () => {
         const d = await call(client, 'sous_prepared_work_dashboard');
-        return !d.isError && JSON.stringify(d.data).includes('docs_drift') ? d : undefined;
+        // The rename's patch: docs drift's name cards are off by default, its patches are not.
+        return !d.isError && JSON.stringify(d.data).includes('virtual_diff') ? d : undefined;
       }, 30_000, 300);
       expect(dashboard.text).toMatch(/parseConfig/);
       const search = await call(client, 'sous.search', { query: 'loadConfig reads the settings' });

@@ -14,7 +14,7 @@ import { warmCycle } from './support/prepared-work';
 
 const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
 const MODEL = 'qwen2.5-coder:1.5b';
-const RATIONALE = 'The guide still tells readers to call a function the latest commit renamed.';
+const RATIONALE = 'The guide still links a file the latest commit moved.';
 const REQUEST = 'Update the callers of `total` in src/report.ts to pass the third term, then run the tests.';
 
 /** Scripted answers by prompt: a rationale and a draft request; briefs and angles get the default answer. */
@@ -41,14 +41,17 @@ describe('preparation with and without a model backend, and when the machine is 
     repo = makeGitRepo();
     writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
     writeFile(repo, 'src/local.env', `API_KEY=${KEY}\n`);
-    writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first.\n');
+    // A link to a file the latest commit moves: a docs drift card with the default detectors (name cards are off).
+    writeFile(repo, 'src/defaults.ts', `// token ${KEY}\nexport const DEFAULTS = { port: '8080' };\n`);
+    writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first; [the defaults](../src/defaults.ts) list every key.\n');
     writeFile(repo, 'src/math.ts', `// token ${KEY}\nexport function total(a: number, b: number): number {\n  return a + b;\n}\n`);
     writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\n");
     git(repo, ['add', '-A']);
     git(repo, ['commit', '-q', '-m', 'config']);
     writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function loadConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
     writeFile(repo, 'src/math.ts', `// token ${KEY}\nexport function total(a: number, b: number, c: number): number {\n  return a + b + c;\n}\n`);
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig; total takes three terms']);
+    git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
+    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults; total takes three terms']);
     env = await embeddedTopology().env();
     port = await freePort();
     expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * Prepared Work end to end through a real daemon (`sous up`) in both topologies: a planted rename
- * that docs still mention becomes a docs-drift card and a virtual diff; the patch applies; editing
+ * and file move that docs still mention become a docs-drift card (the moved file) and a virtual diff; the patch applies; editing
  * its target blocks export at once and turns it stale; a later cycle regenerates it; feedback and
  * dismissals survive a restart; the event stream reports the activity; bad input gets clear errors.
  */
@@ -79,6 +79,7 @@ describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work t
     expect(inspect.status).toBe(200);
     expect(inspect.json).toMatchObject({ id: diff!.id, actions: expect.arrayContaining(['export']) });
     expect(inspect.json.preview).toContain('loadConfig');
+    expect(inspect.json.preview).toContain('../src/config-defaults.ts');
     expect(inspect.json.rationale.length).toBeGreaterThan(0);
     // The default feed hides lifecycle and ranking fields.
     expect(JSON.stringify((await get('/prepared-work')).json.cards)).not.toMatch(/"diagnostic"|"score"/);

@@ -3,23 +3,28 @@ import { rawRequest } from './http';
 import { git, makeGitRepo, writeFile } from './tmp';
 import { until } from './wait';
 
-/** The guide that still names `parseConfig` after the code renamed it. */
-export const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` before starting.', '', 'See also `startServer`.', ''].join('\n');
+/** The guide that still names `parseConfig` and links `src/defaults.ts` after the code renamed the one and moved the other. */
+export const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` before starting; [the defaults](../src/defaults.ts) list every key.', '', 'See also `startServer`.', ''].join('\n');
 
 /**
  * A repository whose latest commit renames `parseConfig` to `loadConfig` in src/config.ts and its
- * caller, while docs/guide.md (line 3) still mentions the old name.
+ * caller and moves src/defaults.ts to src/config-defaults.ts, while docs/guide.md (line 3) still
+ * mentions the old name and links the old file. With the default detectors that is a docs drift
+ * card for the moved file (`docs_drift.moved_path`; name cards are off by default) and one patch
+ * updating both mentions (`docs_drift.rename_diff`).
  */
 export function makeRenameDriftRepo(): string {
   const repo = makeGitRepo();
   writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
   writeFile(repo, 'src/server.ts', "import { parseConfig } from './config';\nexport function startServer(raw: string) {\n  return parseConfig(raw);\n}\n");
+  writeFile(repo, 'src/defaults.ts', "export const DEFAULTS = { port: '8080' };\n");
   writeFile(repo, 'docs/guide.md', GUIDE);
   git(repo, ['add', '-A']);
   git(repo, ['commit', '-q', '-m', 'config and guide']);
   writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
   writeFile(repo, 'src/server.ts', "import { loadConfig } from './config';\nexport function startServer(raw: string) {\n  return loadConfig(raw);\n}\n");
-  git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+  git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
+  git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
   return repo;
 }
 

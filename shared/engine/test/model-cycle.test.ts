@@ -16,7 +16,7 @@ import { git, makeGitRepo, rmTempDir, writeFile } from '../../../test/support/tm
 import { PreparedWork, createModelAssist, createRepositoryView, defaultDetectors, runCycle, type ModelAssist } from '../src';
 
 const MODEL = 'qwen2.5-coder:1.5b';
-const RATIONALE = 'Readers who follow the guide call a function that no longer exists.';
+const RATIONALE = 'Readers who follow the guide open a file that is no longer there.';
 const REQUEST = 'Update the call `total(1, 2)` in src/report.ts line 2 to pass a third term, then run the tests.';
 const config = defaultConfig();
 const policy = scopePolicyFromConfig(config);
@@ -47,16 +47,15 @@ describe('the model in a preparation cycle', () => {
       },
     });
     repo = makeGitRepo();
+    // A doc linking a file a later commit moved: a docs drift card and its patch with the default detectors.
     writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { parseConfig } from './config';\nexport function startServer(raw: string) {\n  return parseConfig(raw);\n}\n");
-    writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with `parseConfig` before starting.\n');
+    writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with [the config reader](../src/config.ts) before starting.\n');
     writeFile(repo, 'src/math.ts', 'export function total(a: number, b: number): number {\n  return a + b;\n}\n');
     writeFile(repo, 'src/report.ts', "import { total } from './math';\nexport const sum = total(1, 2);\n");
     git(repo, ['add', '-A']);
     git(repo, ['commit', '-q', '-m', 'config, guide, math']);
-    writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'src/server.ts', "import { loadConfig } from './config';\nexport function startServer(raw: string) {\n  return loadConfig(raw);\n}\n");
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+    git(repo, ['mv', 'src/config.ts', 'src/settings.ts']);
+    git(repo, ['commit', '-q', '-m', 'Move the config reader']);
     writeFile(repo, 'src/math.ts', 'export function total(a: number, b: number, c: number): number {\n  return a + b + c;\n}\n');
     index = await buildRepositoryIndex(repo, policy);
   });
