@@ -445,7 +445,7 @@ export function definedIn(files: readonly FileDiff[], name: string): boolean {
 /**
  * Whether the diff line at `index` passes `name=` to a call: indented `name=` (no spaces, as
  * keyword arguments are written) whose nearest unclosed `(` above, in the lines before the change,
- * opens a call rather than a `def`'s or `lambda`'s parameters. Unknown (no opener in the hunk): no.
+ * opens a call rather than a `def`'s parameters. Unknown (no opener in the hunk): no.
  */
 function keywordArgument(lines: readonly string[], index: number, name: string): boolean {
   if (!new RegExp(`^\\s+${escapeRegExp(name)}=(?!=)`).test(lines[index]?.slice(1) ?? '')) return false;
@@ -456,7 +456,14 @@ function keywordArgument(lines: readonly string[], index: number, name: string):
     const text = line.slice(1);
     for (let k = text.length - 1; k >= 0; k--) {
       if (text[k] === ')') depth++;
-      else if (text[k] === '(' && depth-- === 0) return !/\b(?:def\s+\w+|lambda)\s*$/.test(text.slice(0, k)) && /[\w\])]\s*$/.test(text.slice(0, k));
+      if (text[k] !== '(') continue;
+      if (depth > 0) {
+        depth--;
+        continue;
+      }
+      // The opener: a call when a name or a closing bracket precedes it, and that is no `def name`.
+      const before = text.slice(0, k);
+      return /[\w\])]\s*$/.test(before) && !/\bdef\s+\w+\s*$/.test(before);
     }
   }
   return false;

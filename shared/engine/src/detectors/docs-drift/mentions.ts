@@ -47,24 +47,33 @@ export function isDocFile(filePath: string, language?: Language): boolean {
  * They are meant to name old code, so they are never drift.
  */
 const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|logs)?|\.changesets?|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+/** A doc file's extension (DOC_EXTENSIONS) at the end of a name, for the name patterns below. */
+const DOC_END = `\\.(?:${[...DOC_EXTENSIONS].map((e) => e.slice(1)).join('|')})$`;
 /**
- * A changelog named by its end (`BFG_HISTORY.rst`, `OLD-CHANGES.txt`), or a towncrier news fragment
- * (`1853.breakingchange.rst`; its types, so that a numbered page such as `2.installation.md` is not one).
+ * History named by a file's end: a changelog (`BFG_HISTORY.rst`, `OLD-CHANGES.txt`), a plan, roadmap
+ * or inventory (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`: what was meant or
+ * found at the time), a towncrier news fragment (`1853.breakingchange.rst`; by its types, so that a
+ * numbered page such as `2.installation.md` is not one).
  */
-const HISTORY_NAME = /[-_](?:history|changes|changelog|news)\.(?:md|mdx|markdown|rst|txt)$|^\d+\.(?:feature|bugfix|fix|doc|docs|removal|deprecation|breaking|breakingchange|misc|trivial|change|added|changed|removed|security|improvement|packaging|vendor|contrib)(?:\.\d+)?\.(?:md|rst|txt)$/i;
-/** A plan named by its end (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`): what was meant or found at the time. */
-const PLAN_NAME = /(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)\.(?:md|mdx|markdown|rst|txt)$/i;
+const HISTORY_NAME = new RegExp(
+  [
+    `[-_](?:history|changes|changelog|news)${DOC_END}`,
+    `(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)${DOC_END}`,
+    `^\\d+\\.(?:feature|bugfix|fix|doc|docs|removal|deprecation|breaking|breakingchange|misc|trivial|change|added|changed|removed|security|improvement|packaging|vendor|contrib)(?:\\.\\d+)?${DOC_END}`,
+  ].join('|'),
+  'i',
+);
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|histor(?:y|ic|ical)|renamed|removed)\b/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
-const VERSIONED = /(?:^|[-_ .v])v?\d+[._]\d+(?:[._]\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\d*)?\.(?:md|mdx|markdown|rst|txt)$/i;
+const VERSIONED = new RegExp(`(?:^|[-_ .v])v?\\d+[._]\\d+(?:[._]\\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\\d*)?${DOC_END}`, 'i');
 
 /** Whether a doc records history (see HISTORY_SEGMENT): never checked for drift. */
 export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
   if (segments.some((s) => HISTORY_SEGMENT.test(s))) return true;
-  return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base) || PLAN_NAME.test(base);
+  return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base);
 }
 
 /**
