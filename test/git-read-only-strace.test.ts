@@ -83,7 +83,7 @@ test('no Sous process, and no git it runs, writes the repository (strace over pr
     // Not vacuous: git ran, for the working tree too, and always with the read-only flags.
     const gitRuns = trace.programs.filter(isGit);
     const subcommands = new Set(gitRuns.map(subcommand));
-    for (const sub of ['status', 'diff', 'log', 'show', 'ls-files', 'rev-parse']) expect(subcommands).toContain(sub);
+    for (const sub of ['status', 'diff', 'log', 'show', 'ls-files', 'rev-parse', 'blame']) expect(subcommands).toContain(sub);
     expect(gitRuns.filter((argv) => argv.slice(1, READ_ONLY_GIT_FLAGS.length + 1).join(' ') !== READ_ONLY_GIT_FLAGS.join(' '))).toEqual([]);
   } finally {
     if (daemonDone !== undefined) {

@@ -13,7 +13,8 @@ import type { Candidate } from '../src/work/types';
 import { isUserDoc } from '../src/view/file-roles';
 import { buildRemovalIndex } from '../src/view/history-index';
 import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
-import type { FileDiff } from '../src/view/git-history';
+import { parseBlame, type FileDiff } from '../src/view/git-history';
+import { importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -228,6 +229,43 @@ function named(c: Candidate): string[] {
   const kind = c.claim.split('|')[1] ?? '';
   return [...new Set(c.evidence.flatMap((e) => (/^mentions `(.+)`$/.exec(e.note) ? [`${c.detector} ${e.path}|${kind}|${/^mentions `(.+)`$/.exec(e.note)?.[1] ?? ''}`] : [])))];
 }
+
+describe('importSources', () => {
+  it.each([
+    ['Python', ['from django.db.models.signals import post_save, pre_save as before'], 'post_save', ['django.db.models.signals']],
+    ['Python over several lines', ['from logging.config import (', '    dictConfig,', '    fileConfig,  # old', ')'], 'fileConfig', ['logging.config']],
+    ['JS named', ["import { writeFile, readFile as read } from 'node:fs/promises';"], 'writeFile', ['node:fs/promises']],
+    ['JS over several lines', ['import {', '  defineConfig,', "} from 'vite'"], 'defineConfig', ['vite']],
+    ['JS default and namespace', ["import Koa from 'koa'", "import * as path from 'path'"], 'path', ['path']],
+    ['require', ["const { join } = require('path')"], 'join', ['path']],
+    ['Rust', ['use tower::{ServiceBuilder, Layer};', 'use crate::routing::Router;'], 'ServiceBuilder', ['tower']],
+    ['Rust, own', ['use crate::routing::Router;'], 'Router', ['crate::routing']],
+  ])('reads %s imports', (_, lines, name, sources) => {
+    expect(importSources(lines, name)).toEqual(sources);
+  });
+
+  it('reads no import where the name is only mentioned or only a prefix', () => {
+    expect(importSources(['from app import post_save_hook', 'Import `post_save` yourself.', 'use std::io;'], 'post_save')).toEqual([]);
+  });
+
+  it("tells the repository's own modules from other projects'", () => {
+    const own = new Set(['app', 'vite', 'serde_json']);
+    for (const m of ['.models', './util', '../lib/x', 'crate::routing', 'super::x', 'app.hooks', 'vite', '@vitejs/vite/dist', 'serde-json']) expect(isOwnModule(m, own)).toBe(true);
+    for (const m of ['django.db', 'node:fs', 'fs', 'tower', '@babel/core', 'logging.config']) expect(isOwnModule(m, own)).toBe(false);
+  });
+});
+
+describe('parseBlame', () => {
+  it("maps each blamed line to its commit from git's porcelain output", () => {
+    const a = 'a'.repeat(40);
+    const b = 'b'.repeat(40);
+    const text = `${a} 3 5 1\nauthor X\nfilename docs/x.md\n\tline five\n${b} 9 12 1\nauthor Y\nfilename docs/x.md\n\tline twelve\n`;
+    expect([...parseBlame(text)]).toEqual([
+      [5, a],
+      [12, b],
+    ]);
+  });
+});
 
 describe('isRecordedDecision', () => {
   it.each([
@@ -770,6 +808,40 @@ describe('docsDriftDetector', () => {
     ]);
     const { candidates } = await detect(dir, true);
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/plugins.md|identifier|auto_escape']);
+  });
+
+  it("never takes another project's name for the repository's: one its code imported, or the doc's example imports", async () => {
+    // pyramid once took `fileConfig` from the standard library as a parameter's default; DRF's docs show Django's `post_save`.
+    const paster = 'from logging.config import fileConfig\n\ndef setup_logging(uri, fileConfig=fileConfig):\n    fileConfig(uri)\n\ndef post_save(obj):\n    return obj\n';
+    const dir = repoWith([
+      { message: 'app', files: { 'app/__init__.py': '', 'app/paster.py': paster, 'app/hooks.py': 'def pre_save(obj):\n    return obj\n' } },
+      {
+        message: 'docs',
+        files: {
+          'docs/logging.md': '`setup_logging` calls `fileConfig` for you.\n',
+          'docs/tokens.md': 'Catch the `post_save` signal:\n\n    from django.db.models.signals import post_save\n    from app.hooks import pre_save\n\nand `pre_save` too.\n',
+        },
+      },
+      { message: 'Read the config with plaster', files: { 'app/paster.py': 'def setup_logging(uri):\n    return uri\n', 'app/hooks.py': '' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    // `pre_save` the doc imports from the project itself: still the project's, and gone.
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/tokens.md|identifier|pre_save']);
+  });
+
+  it('never cites a line the removing commit wrote itself (it named the thing knowingly); a line rewritten later still counts', async () => {
+    const dir = repoWith([
+      { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\nexport function strictMode(): boolean {\n  return true;\n}\n`, 'src/index.ts': INDEX_V1 } },
+      { message: 'docs', files: { 'docs/modes.md': 'Turn on `legacyMode()` for old repositories.\n\nOr `strictMode()`.\n\nSee `strictMode()` above.\n' } },
+      // The commit that removes `legacyMode` also points the doc at a copy kept elsewhere, naming it.
+      { message: 'Drop the modes', files: { 'src/config.ts': CONFIG_V1, 'docs/modes.md': 'Copy `legacyMode()` from https://gist.example/2f1c if you need it.\n\nOr `strictMode()`.\n\nSee `strictMode()` above.\n' } },
+      // Later a branch started before the removal is squash-merged: it rewrites a line, still naming `strictMode`.
+      { message: 'Reword', files: { 'docs/modes.md': 'Copy `legacyMode()` from https://gist.example/2f1c if you need it.\n\nOr `strictMode()`.\n\nThe `strictMode()` of the strict plugin works too.\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/modes.md|identifier|strictMode']);
+    // Only `strictMode`'s lines are cited: the one unchanged since before the removal and the one rewritten later.
+    expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
   });
 
   it("never examines a plan or a proposal's record, wherever it is kept", async () => {

@@ -71,6 +71,11 @@ export interface GitHistory {
   commitDiff(sha: string): Promise<FileDiff[]>;
   /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /**
+   * The commit that last changed each of `lines` (1-based) of an in-scope `path` as committed at HEAD,
+   * whitespace changes ignored; empty when the file is out of scope or git cannot say.
+   */
+  blame(path: string, lines: readonly number[]): Promise<Map<number, string>>;
   /** The newest commits' touches and removed words, read once (see history-index.ts); empty without commits. */
   history(): Promise<HistoryIndex>;
 }
@@ -174,7 +179,25 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
       return (await tryGit(root, ['merge-base', '--is-ancestor', ancestor, descendant])) !== null;
     },
 
+    async blame(path, lines) {
+      const wanted = [...new Set(lines)].filter((l) => Number.isInteger(l) && l > 0).slice(0, BLAME_RANGES);
+      if (!inScope(path) || wanted.length === 0 || !(await hasHead())) return new Map();
+      // No textconv (it runs the user's programs); HEAD, so the working tree is never read or refreshed.
+      const out = await tryGit(root, ['blame', '--porcelain', '-w', '--no-textconv', ...wanted.flatMap((l) => ['-L', `${l},${l}`]), 'HEAD', '--', path]);
+      return parseBlame(out ?? '');
+    },
+
   };
+}
+
+/** Lines blamed in one call at most (a doc's mentions of one thing). */
+const BLAME_RANGES = 50;
+
+/** Final line → commit, from `git blame --porcelain` (a header `<sha> <orig> <final>[ <count>]` per line). */
+export function parseBlame(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const m of text.matchAll(/^([0-9a-f]{40}) \d+ (\d+)/gm)) out.set(Number(m[2]), m[1] as string);
+  return out;
 }
 
 function splitLines(text: string): string[] {

@@ -3,7 +3,9 @@
  * longer has, and git shows the commit that removed (or renamed, or moved) it while the doc named it.
  * Absence alone is never enough: docs mention other projects' names all the time, so a card needs
  * the removing commit, a diff line of the code that took the thing away, and the doc naming it in
- * that very commit (left behind, not written later). Changelogs, release notes, migration guides and
+ * that very commit (left behind, not written later; a line the removing commit wrote itself is
+ * never cited). A name imported from another project, by the code that dropped it or by the doc's own
+ * example, is that project's and never drift. Changelogs, release notes, migration guides and
  * dated docs record history and are never examined. When the same diff lines replace it by exactly one new name (or git
  * recorded a file rename) and the new one exists now, a virtual diff updates the doc's mentions.
  * One commit that left docs behind is one card per kind of mention (every doc and name it left),
@@ -18,6 +20,7 @@ import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { exampleLines, extractMentions, isDocFile, isHistoryDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
+import { importedFromElsewhere, importLines } from './imports';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -60,7 +63,10 @@ export const docsDriftDetector: Detector = {
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);
     for (const [doc, groups] of mentions) {
-      const kept = ownDotted(groups, repo);
+      // A name the doc itself imports from another project (`from django.db.models.signals import
+      // post_save` in its example) is that project's.
+      const imports = importLines((view.text(doc) ?? '').split('\n'));
+      const kept = ownDotted(groups, repo).filter((g) => g.kind !== 'identifier' || imports.length === 0 || !importedFromElsewhere(imports, g.value, repo.ownModules()));
       mentions.set(doc, kept);
       for (const g of kept) {
         if (g.kind === 'path' || g.kind === 'module_path') continue;
@@ -114,7 +120,8 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   for (const group of groups.filter((g) => g.kind === 'module_path')) {
     if (signal.aborted) return null;
     const removal = await orNone(repo.dottedRemoval(group, doc));
-    if (removal !== undefined) out.push({ doc, group, removal });
+    const left = removal === undefined ? undefined : await leftBehind(repo, group, doc, removal);
+    if (left !== undefined && removal !== undefined) out.push({ doc, group: left, removal });
   }
   const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
   if (missing.length === 0) return out;
@@ -128,7 +135,8 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   for (const group of plausible) {
     if (signal.aborted) return null;
     const removal = await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc));
-    if (removal !== undefined) out.push({ doc, group, removal });
+    const left = removal === undefined ? undefined : await leftBehind(repo, group, doc, removal);
+    if (left !== undefined && removal !== undefined) out.push({ doc, group: left, removal });
   }
   return out;
 }
@@ -148,6 +156,15 @@ function ownDotted(groups: readonly MentionGroup[], repo: RepoFacts): MentionGro
     if (sites.length > 0) out.push(sites.length === g.sites.length ? g : { ...g, sites });
   }
   return out;
+}
+
+/** The mentions the removal left behind (see RepoFacts.leftBehind); all of them when git cannot say. */
+async function leftBehind(repo: RepoFacts, group: MentionGroup, doc: string, removal: Removal): Promise<MentionGroup | undefined> {
+  try {
+    return await repo.leftBehind(group, doc, removal);
+  } catch {
+    return group;
+  }
 }
 
 /**

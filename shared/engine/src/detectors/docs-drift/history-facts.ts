@@ -11,6 +11,8 @@ import { NO_REMOVALS, codePathspecs, type RemovalIndex } from '../../view/histor
 import { isProjectSource } from '../../view/file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
+import { escapeRegExp } from './regexp';
+import { importedFromElsewhere, normalModule } from './imports';
 
 /** Newest removing commits looked at per mention. */
 const PICKAXE_LIMIT = 10;
@@ -62,6 +64,20 @@ export interface RepoFacts {
    * or took the name out of the module, while `doc` named it.
    */
   dottedRemoval(group: MentionGroup, doc: string): Promise<Removal | undefined>;
+  /**
+   * The repository's own module names (its Python packages, and the packages, crates and commands its
+   * manifests declare), lowercase with `-` as `_`: an import from anything else is another project's.
+   */
+  ownModules(): ReadonlySet<string>;
+  /**
+   * The group without the sites whose line the removing commit itself wrote (git blame of the doc at
+   * HEAD): whoever took the thing out and wrote that line in the same change named it knowingly (a
+   * link to the gist it moved to). A line rewritten by a later commit still counts: a branch started
+   * before the removal and squash-merged after it carries the old text along (webpack-dev-server's
+   * regenerated `--firewall` help). Undefined when no site is left; the group as is when git cannot
+   * say (the doc has uncommitted edits, a blame failed).
+   */
+  leftBehind(group: MentionGroup, doc: string, removal: Removal): Promise<MentionGroup | undefined>;
 }
 
 export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set(), programs: ReadonlySet<string> = new Set()): RepoFacts {
@@ -128,6 +144,26 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     return hit;
   };
   const commitDiff = (sha: string): Promise<FileDiff[]> => view.git.commitDiff(sha);
+  let own: ReadonlySet<string> | undefined;
+  const ownModules = (): ReadonlySet<string> => (own ??= new Set([...programs, ...python().top].map(normalModule)));
+  /** Per doc: whether it reads as committed at HEAD (else blame would misplace its lines). */
+  const atHead = new Map<string, Promise<boolean>>();
+  /** Per doc: the commits that last changed the lines blamed so far. */
+  const blamed = new Map<string, Map<number, string>>();
+  /** Of `lines` of `doc`, those the commit `sha` did not write (unknown ones too). */
+  const notWrittenBy = async (doc: string, lines: readonly number[], sha: string): Promise<Set<number>> => {
+    let same = atHead.get(doc);
+    if (same === undefined) {
+      same = view.git.showAt('HEAD', doc).then((text) => text === view.text(doc));
+      atHead.set(doc, same);
+    }
+    if (!(await same)) return new Set(lines);
+    const known = blamed.get(doc) ?? new Map<number, string>();
+    blamed.set(doc, known);
+    const ask = lines.filter((l) => !known.has(l));
+    if (ask.length > 0) for (const [line, by] of await view.git.blame(doc, ask)) known.set(line, by);
+    return new Set(lines.filter((line) => known.get(line) !== sha));
+  };
   /** Whether `doc`, as committed in `sha` (under its name then), names the group as it does now (any of its sites). */
   const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
     const then = (await view.git.showAt(sha, doc)) ?? (await view.git.showAt(sha, await view.git.nameAt(sha, doc)));
@@ -193,6 +229,9 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         // definition out. A name the project only ever used (`os.getenv`, `GraphQLApp` imported from
         // starlette) is another project's: it still exists there, and docs that show it may be right.
         if (group.kind === 'identifier' && !definedIn(removedFrom, needle)) continue;
+        // The code had imported it from another project (`from logging.config import fileConfig`, then
+        // a `fileConfig=fileConfig` parameter): a doc naming it names that project's, which still exists.
+        if (group.kind === 'identifier' && importedFromElsewhere(codeAround(files), needle, ownModules())) return undefined;
         // `Colors` → `COLORS`: the reader still finds it.
         if (group.kind === 'identifier' && recased(removedFrom, needle)) return undefined;
         // The doc must have named it right after the code stopped having it: a mention written later
@@ -227,6 +266,13 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       return withCurrent(view, { commit: redacted(view, commit), file: value, ...(moved !== undefined ? { renamedTo: moved } : {}), ...(indirect !== undefined ? { indirect } : {}) }, change);
     },
     isOwnDotted: (value) => python().top.has(value.split('.')[0] ?? ''),
+    ownModules,
+    async leftBehind(group, doc, removal) {
+      const lines = await notWrittenBy(doc, [...new Set(group.sites.map((s) => s.line))], removal.commit.sha);
+      const kept = group.sites.filter((s) => lines.has(s.line));
+      if (kept.length === 0) return undefined;
+      return kept.length === group.sites.length ? group : { ...group, sites: kept };
+    },
     async dottedRemoval(group, doc) {
       const history = await view.git.history();
       const found = resolveDotted(view, python(), group.value, (file) => history.lastTouch(file) !== undefined);
@@ -426,6 +472,11 @@ export function readsEnv(files: readonly FileDiff[], needle: string): boolean {
   return removedLines(files).some((l) => shapes.some((re) => re.test(l)));
 }
 
+/** The code a diff shows as it was before the change: its removed and context lines. */
+function codeAround(files: readonly FileDiff[]): string[] {
+  return files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => !l.startsWith('+')).map((l) => l.slice(1))));
+}
+
 /**
  * Whether some removed line of these files defines `name` rather than uses it: a declaration
  * (`def`, `class`, `function`, `fn`, `type`, `const`…, a Go method), a member, field, key or
@@ -530,10 +581,6 @@ export function docOwnVariable(text: string, name: string): boolean {
  */
 function flagString(name: string, dashes: boolean): string {
   return `["'\`](?:-\\w\\s*[,|]\\s*)?${dashes ? '--' : '(?:--)?'}${name}(?:[\\s=<\\[,|][^"'\`]*)?["'\`]`;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function definitionShapes(name: string): RegExp[] {
