@@ -844,6 +844,19 @@ describe('docsDriftDetector', () => {
     expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
   });
 
+  it("reads a link from a docs site's root under the doc's folders (a docsify site served from docs/)", async () => {
+    const dir = repoWith([
+      { message: 'api docs', files: { 'docs/api/Client.md': '# Client\n', 'src/index.js': 'module.exports = {};\n' } },
+      { message: 'sidebar', files: { 'docs/docsify/sidebar.md': '* [Client](/docs/api/Client.md "Client")\n' } },
+    ]);
+    // The site moves under docs/: `/docs/api/Client.md` is now docs/docs/api/Client.md, served from docs/.
+    fs.mkdirSync(path.join(dir, 'docs/docs'), { recursive: true });
+    git(dir, ['mv', 'docs/api', 'docs/docs/api']);
+    git(dir, ['commit', '-q', '-m', 'Serve the docs site from docs/']);
+    const { candidates } = await detect(dir, true);
+    expect(candidates).toEqual([]);
+  });
+
   it("never examines a plan or a proposal's record, wherever it is kept", async () => {
     const dir = repoWith([
       { message: 'app', files: { 'src/cache.ts': 'export function warmCache(): number {\n  return 1;\n}\n' } },

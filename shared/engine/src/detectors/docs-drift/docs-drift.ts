@@ -66,7 +66,9 @@ export const docsDriftDetector: Detector = {
       // A name the doc itself imports from another project (`from django.db.models.signals import
       // post_save` in its example) is that project's.
       const imports = importLines((view.text(doc) ?? '').split('\n'));
-      const kept = ownDotted(groups, repo).filter((g) => g.kind !== 'identifier' || imports.length === 0 || !importedFromElsewhere(imports, g.value, repo.ownModules()));
+      const kept = ownDotted(groups, repo).filter(
+        (g) => !(g.kind === 'identifier' && imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) && !underSiteRoot(view, doc, g),
+      );
       mentions.set(doc, kept);
       for (const g of kept) {
         if (g.kind === 'path' || g.kind === 'module_path') continue;
@@ -156,6 +158,17 @@ function ownDotted(groups: readonly MentionGroup[], repo: RepoFacts): MentionGro
     if (sites.length > 0) out.push(sites.length === g.sites.length ? g : { ...g, sites });
   }
   return out;
+}
+
+/**
+ * A link written from a docs site's root (`/docs/api/Client.md`) when the site is served from a folder
+ * (undici's docsify site from `docs/`): it resolves under one of the doc's folders, where the file is.
+ */
+function underSiteRoot(view: RepositoryView, doc: string, g: MentionGroup): boolean {
+  if (g.kind !== 'path' || !g.sites.every((s) => s.raw.startsWith('/'))) return false;
+  const folders = doc.split('/').slice(0, -1);
+  for (let k = folders.length; k >= 1; k--) if (view.file(`${folders.slice(0, k).join('/')}/${g.value}`) !== undefined) return true;
+  return false;
 }
 
 /** The mentions the removal left behind (see RepoFacts.leftBehind); all of them when git cannot say. */
