@@ -940,13 +940,13 @@ describe('docsDriftDetector', () => {
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/index.md|identifier|allow_population_by_alias', 'docs_drift.rename_diff docs/index.md|rename|allow_population_by_alias']);
   });
 
-  it("never takes what a test or an example dropped for the project's own removal", async () => {
+  it("never takes what a test, an example or a scratch file dropped for the project's own removal", async () => {
     const helpTest = "it('prints help', () => {\n  expect(help()).toContain('--cache-idle-timeout');\n});\n";
     const example = 'fn map_request(req: Request) -> Request {\n    req\n}\n';
     const dir = repoWith([
-      { message: 'cli, test, example', files: { 'src/cli.ts': "program.option('--watch');\n", 'test/help.test.js': helpTest, 'examples/print/main.rs': example } },
-      { message: 'docs', files: { 'OPTIONS.md': '`--cache-idle-timeout` and `--watch`.\n', 'docs/middleware.md': 'See `map_request` for small changes.\n' } },
-      { message: 'Trim the help test, simplify the example', files: { 'test/help.test.js': "it('prints help', () => {\n  expect(help()).toBeTruthy();\n});\n", 'examples/print/main.rs': 'fn main() {}\n' } },
+      { message: 'cli, test, example', files: { 'src/cli.ts': "program.option('--watch');\n", 'test/help.test.js': helpTest, 'examples/print/main.rs': example, 'play.ts': 'export const anotherField = 1;\n' } },
+      { message: 'docs', files: { 'OPTIONS.md': '`--cache-idle-timeout` and `--watch`.\n', 'docs/middleware.md': 'See `map_request` for small changes.\n\nAn error on `anotherField` stops the check.\n' } },
+      { message: 'Trim the help test, simplify the example', files: { 'test/help.test.js': "it('prints help', () => {\n  expect(help()).toBeTruthy();\n});\n", 'examples/print/main.rs': 'fn main() {}\n', 'play.ts': 'export {};\n' } },
     ]);
     expect((await detect(dir, true)).candidates).toEqual([]);
   });

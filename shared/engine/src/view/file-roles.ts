@@ -15,6 +15,8 @@ const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapsh
 const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitlab|\.buildkite)$/i;
 /** Other projects' code and docs kept in the tree (`vendor/`, Python's `_vendor/`, `third_party/`, `vendored_parsers/`). */
 const VENDORED_FOLDERS = /^(?:_?vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules)$/i;
+/** A scratch file a maintainer plays with (zod's root `play.ts`): not the project's interface. */
+const SCRATCH_NAMES = /^(?:play|playground|scratch|sandbox)\.[^.]+$/i;
 /** Top-level folders of the documentation site: its build scripts generate pages, not the project. */
 const DOC_SITE_ROOTS = /^(?:docs?|website|documentation)$/i;
 
@@ -27,13 +29,13 @@ export function isTestPath(file: string): boolean {
 }
 
 /**
- * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example or a
- * benchmark, a template, CI, vendored code or the docs site's own scripts: what those drop (a
+ * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example, a
+ * scratch file or a benchmark, a template, CI, vendored code or the docs site's own scripts: what those drop (a
  * snapshot of another tool's help, an example's use of a dependency, a CI script's installer flag,
  * a vendored library's field) was never the project's.
  */
 export function isProjectSource(file: string): boolean {
-  if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file)) return false;
+  if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file) || SCRATCH_NAMES.test(path.posix.basename(file))) return false;
   const folders = file.split('/').slice(0, -1);
   if (folders.length > 0 && DOC_SITE_ROOTS.test(folders[0] as string)) return false;
   return !folders.some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s) || VENDORED_FOLDERS.test(s));
