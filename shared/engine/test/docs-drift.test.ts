@@ -75,6 +75,14 @@ const CONFIG_V1 = 'export function parseConfig(text: string): string {\n  return
 const INDEX_V1 = "import { parseConfig } from './config';\n\nexport const run = (): string => parseConfig(' x ');\n";
 
 describe('extractMentions', () => {
+  it("never reads a dunder as the project's name (`bytearray.__sizeof__` is Python's)", () => {
+    const names = extractMentions('docs/perf.md', 'Compare with `bytearray.__sizeof__` and `__init__`; call `Encoder.encode_into`.\n')
+      .filter((m) => m.kind === 'identifier')
+      .map((m) => m.value);
+    expect(names).toContain('encode_into');
+    expect(names.filter((n) => n.includes('__'))).toEqual([]);
+  });
+
   it('skips a line that names an old thing on purpose ("was named", "deprecated", "before 0.34")', () => {
     const doc = [
       'Enable `deps.optimizer`. Before Vitest 0.34.0, it was named `deps.experimentalOptimizer`.',
@@ -202,6 +210,10 @@ describe('extractMentions', () => {
     expect(['docs/v1/guide.md', 'docs/v2/guide.md', 'site/2.x/a.md'].filter(older)).toHaveLength(3);
     // The highest is current; a version folder without siblings is the only one.
     expect(['docs/v3/guide.md', 'docs/index.md', 'site/10.x/a.md', 'api/v2/x.md'].filter(older)).toEqual([]);
+    // Docusaurus's translated versions (yew's website/i18n/…/version-0.18.0 beside version-0.21).
+    const i18n = 'website/i18n/zh-Hans/docusaurus-plugin-content-docs';
+    const translated = olderVersionDocs([`${i18n}/version-0.18.0/a.md`, `${i18n}/version-0.21/a.md`, `${i18n}/current/a.md`]);
+    expect([`${i18n}/version-0.18.0/a.md`, `${i18n}/version-0.21/a.md`, `${i18n}/current/a.md`].map(translated)).toEqual([true, false, false]);
   });
 
   it('reads proposals and decision records as history, and never takes the system\'s variables for the project\'s', () => {

@@ -89,8 +89,8 @@ export function isRecordedDecision(text: string): boolean {
   return STATUS_LINE.test(text.split('\n', STATUS_LINES).join('\n'));
 }
 
-/** A folder named by a major version: `v1`, `v2.x`, `1.x`, `version-2`. */
-const VERSION_FOLDER = /^(?:v|version[-_]?)?(\d+)(?:\.(\d+|x))?$/i;
+/** A folder named by a version: `v1`, `v2.x`, `1.x`, `version-2`, Docusaurus's `version-0.18.0` (the patch level is ignored). */
+const VERSION_FOLDER = /^(?:v|version[-_]?)?(\d+)(?:\.(\d+|x))?(?:\.(?:\d+|x))?$/i;
 
 /**
  * Docs kept for older major versions beside the current one (`docs/v1`, `docs/v2` next to `docs/v3`):
@@ -351,7 +351,8 @@ function classifyWord(t: string, lead: number): SpanMention[] {
   if (!m) return [];
   const name = m[3] ?? '';
   const offset = lead + (m[1] ?? '').length + (m[2] ?? '').length;
-  if (name.length < MIN_NAME_LENGTH || NOT_NAMES.has(name)) return [];
+  // A dunder (`__sizeof__`, `__init__`) is the language's protocol: docs name the builtin's as often as the project's.
+  if (name.length < MIN_NAME_LENGTH || NOT_NAMES.has(name) || /^__\w+__$/.test(name)) return [];
   if (ALL_CAPS.test(name)) {
     // `process.env.SOUS_FOO` or a bare `SOUS_FOO` is a variable; `JSON`, `README` are not names.
     return name.includes('_') ? [{ kind: 'env', value: name, raw: name, offset }] : [];
