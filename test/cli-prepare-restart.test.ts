@@ -41,14 +41,13 @@ test('a daemon killed while sous prepare waits on it is waited for, and the cycl
   const env = embeddedEnv();
   let stopped: number | undefined;
   try {
-    // A guide that still names `parseConfig` after a commit renamed it: the rename's patch (a
-    // virtual_diff card; docs drift's name cards are off by default).
+    // A guide that still links src/config.ts after a commit moved it: the move's patch (a virtual_diff card).
     writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with `parseConfig` before starting.\n');
+    writeFile(repo, 'docs/guide.md', '# Guide\n\nRead the settings with [the parser](../src/config.ts) before starting.\n');
     git(repo, ['add', '-A']);
     git(repo, ['commit', '-q', '-m', 'config and guide']);
-    writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string): Record<string, string> {\n  return JSON.parse(text);\n}\n');
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+    git(repo, ['mv', 'src/config.ts', 'src/settings.ts']);
+    git(repo, ['commit', '-q', '-m', 'Move the parser to src/settings.ts']);
     const port = await freePort();
     const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
     expect(up.code).toBe(0);

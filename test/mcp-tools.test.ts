@@ -193,7 +193,7 @@ describe('MCP tools over a real daemon', () => {
     const diff = await card('virtual_diff');
     const inspected = await call('work_products.inspect', { id: diff.id });
     expect(inspected.data).toMatchObject({ id: diff.id, actions: expect.arrayContaining(['export']) });
-    expect(inspected.data.preview).toContain('loadConfig');
+    expect(inspected.data.preview).toContain('src/config-defaults.ts');
     const exported = await call('work_products.export', { id: diff.id });
     expect(exported.data).toMatchObject({ format: 'patch', id: diff.id });
     const patchDir = makeTempDir('sous-mcp-patch-');

@@ -31,11 +31,13 @@ describe('sous mcp transports', () => {
   beforeAll(() => {
     repo = makeGitRepo();
     writeFile(repo, 'src/config.ts', 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n');
-    writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first.\n');
+    writeFile(repo, 'src/defaults.ts', "export const DEFAULTS = { port: '8080' };\n");
+    writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first; [the defaults](../src/defaults.ts) list every key.\n');
     git(repo, ['add', '-A']);
     git(repo, ['commit', '-q', '-m', 'config']);
     writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string) {\n  return JSON.parse(text);\n}\n');
-    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig']);
+    git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
+    git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
   });
 
   afterAll(async () => {
@@ -61,10 +63,10 @@ describe('sous mcp transports', () => {
       await call(client, 'sous_warm', { paths: ['docs/guide.md'] });
       const dashboard = await until(async () => {
         const d = await call(client, 'sous_prepared_work_dashboard');
-        // The rename's patch: docs drift's name cards are off by default, its patches are not.
+        // The move's patch (name cards, and with them renames' patches, are off by default).
         return !d.isError && JSON.stringify(d.data).includes('virtual_diff') ? d : undefined;
       }, 30_000, 300);
-      expect(dashboard.text).toMatch(/parseConfig/);
+      expect(dashboard.text).toMatch(/config-defaults/);
       const search = await call(client, 'sous.search', { query: 'loadConfig reads the settings' });
       expect(search.isError).toBe(false);
       expect(JSON.stringify(search.data)).toContain('src/config.ts');

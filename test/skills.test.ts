@@ -19,7 +19,7 @@ import { DaemonClient } from '@sous/runtime';
 import { embeddedEnv, freePort, pinBundle, sous, upAndIndexed } from './support/cli';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { rawRequest } from './support/http';
-import { makeRenameDriftRepo, warmCycle } from './support/prepared-work';
+import { GUIDE, makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { git, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
 
@@ -153,12 +153,14 @@ describe('skills through a real daemon', () => {
       { id: expect.stringMatching(/^skill_/), zone: 'project_local', name: 'docs-drift', file: 'skills/docs-drift/SKILL.md', withheld: false },
     ]));
 
-    // On loopback the external skill may guide the model: a new drift (startServer renamed) is written with it.
+    // On loopback the external skill may guide the model: a new drift (the server's file moved) is written with it.
     const seen = backend.bodies.length;
     await set('backend.base_url', backend.baseUrl);
     await until(async () => ((await get('/status')).backend?.base_url === backend.baseUrl && (await get('/status')).backend?.reachable === true ? true : undefined), 15_000);
-    writeFile(repo, 'src/server.ts', "import { loadConfig } from './config';\nexport function runServer(raw: string) {\n  return loadConfig(raw);\n}\n");
-    git(repo, ['commit', '-q', '-am', 'Rename startServer to runServer']);
+    writeFile(repo, 'docs/guide.md', `${GUIDE}The server is [src/server.ts](../src/server.ts).\n`);
+    git(repo, ['commit', '-q', '-am', 'Link the server from the guide']);
+    git(repo, ['mv', 'src/server.ts', 'src/run-server.ts']);
+    git(repo, ['commit', '-q', '-m', 'Move the server']);
     await until(async () => ((await get('/status')).index?.head === git(repo, ['rev-parse', 'HEAD']).trim() ? true : undefined), 15_000);
     expect((await warmCycle(port)).state).toBe('completed');
     const later = backend.bodies.slice(seen).map((b) => JSON.stringify(b));

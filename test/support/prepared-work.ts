@@ -10,8 +10,8 @@ export const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` befor
  * A repository whose latest commit renames `parseConfig` to `loadConfig` in src/config.ts and its
  * caller and moves src/defaults.ts to src/config-defaults.ts, while docs/guide.md (line 3) still
  * mentions the old name and links the old file. With the default detectors that is a docs drift
- * card for the moved file (`docs_drift.moved_path`; name cards are off by default) and one patch
- * updating both mentions (`docs_drift.rename_diff`).
+ * card for the moved file (`docs_drift.moved_path`) and its patch (`docs_drift.rename_diff`); the
+ * rename gets neither while name cards are off (the default).
  */
 export function makeRenameDriftRepo(): string {
   const repo = makeGitRepo();

@@ -668,17 +668,19 @@ describe('docsDriftDetector', () => {
     expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
-  it('still patches a certain rename of a flag whose cards are off, and looks for none when patches are off too', async () => {
-    const doc = 'Pass `--dry-run` first.\n';
+  it("patches a renamed flag only while flags' cards are on; a moved file's patch needs only patches on", async () => {
+    const doc = 'Pass `--dry-run` first. See [the defaults](../src/defaults.ts).\n';
     const dir = repoWith([
-      { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\n" } },
+      { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\n", 'src/defaults.ts': 'export const D = 1;\n' } },
       { message: 'docs', files: { 'docs/cli.md': doc } },
-      { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\n" } },
+      { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\n" }, mv: ['src/defaults.ts', 'src/config-defaults.ts'] },
     ]);
+    const flagOn = await detect(dir, false, new Set(['docs_drift.removed_path', 'docs_drift.moved_path']));
+    expect(applyPatch(doc, flagOn.candidates.find((c) => c.kind === 'virtual_diff')?.diff?.patch ?? '')).toBe('Pass `--preview` first. See [the defaults](../src/config-defaults.ts).\n');
+    // Flags off (the default): no flag card and no flag patch; the move is still patched.
     const flagOff = await detect(dir, false, new Set(['docs_drift.removed_flag']));
-    expect(flagOff.candidates.map((c) => c.detector)).toEqual(['docs_drift.rename_diff']);
-    expect(applyPatch(doc, flagOff.candidates[0]?.diff?.patch ?? '')).toBe('Pass `--preview` first.\n');
-    expect((await detect(dir, false, new Set(['docs_drift.removed_flag', 'docs_drift.rename_diff']))).candidates).toEqual([]);
+    expect(flagOff.candidates.map((c) => c.detector)).toEqual(['docs_drift.moved_path', 'docs_drift.rename_diff']);
+    expect(applyPatch(doc, flagOff.candidates[1]?.diff?.patch ?? '')).toBe('Pass `--dry-run` first. See [the defaults](../src/config-defaults.ts).\n');
   });
 
   it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {
