@@ -14,7 +14,7 @@ import { isUserDoc } from '../src/view/file-roles';
 import { buildRemovalIndex } from '../src/view/history-index';
 import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
-import { importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
+import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -253,11 +253,11 @@ describe('importSources', () => {
     ['Rust', ['use tower::{ServiceBuilder, Layer};', 'use crate::routing::Router;'], 'ServiceBuilder', ['tower']],
     ['Rust, own', ['use crate::routing::Router;'], 'Router', ['crate::routing']],
   ])('reads %s imports', (_, lines, name, sources) => {
-    expect(importSources(lines, name)).toEqual(sources);
+    expect(importSources(importLines(lines), name)).toEqual(sources);
   });
 
   it('reads no import where the name is only mentioned or only a prefix', () => {
-    expect(importSources(['from app import post_save_hook', 'Import `post_save` yourself.', 'use std::io;'], 'post_save')).toEqual([]);
+    expect(importSources(importLines(['from app import post_save_hook', 'Import `post_save` yourself.', 'use std::io;']), 'post_save')).toEqual([]);
   });
 
   it("tells the repository's own modules from other projects'", () => {

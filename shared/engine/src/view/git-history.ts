@@ -181,8 +181,9 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
 
     async blame(path, lines) {
       const wanted = [...new Set(lines)].filter((l) => Number.isInteger(l) && l > 0).slice(0, BLAME_RANGES);
-      if (!inScope(path) || wanted.length === 0 || !(await hasHead())) return new Map();
+      if (!inScope(path) || wanted.length === 0) return new Map();
       // No textconv (it runs the user's programs); HEAD, so the working tree is never read or refreshed.
+      // Without a HEAD (or with a line past the file's end) git fails: nothing is known.
       const out = await tryGit(root, ['blame', '--porcelain', '-w', '--no-textconv', ...wanted.flatMap((l) => ['-L', `${l},${l}`]), 'HEAD', '--', path]);
       return parseBlame(out ?? '');
     },

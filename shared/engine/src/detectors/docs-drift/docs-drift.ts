@@ -40,7 +40,7 @@ export const docsDriftDetector: Detector = {
     // tuned on (docs/benchmarks.md). Moves are the exception: a moved file's or module's patch (1 in
     // 10) is made while patches are on, even with the module-path cards off.
     const cardOn = (kind: MentionKind): boolean => isOff?.(`docs_drift.${RULE[kind]}`) !== true;
-    const wanted = (kind: MentionKind): boolean => cardOn(kind) || ((kind === 'path' || kind === 'module_path') && isOff?.('docs_drift.rename_diff') !== true);
+    const wanted = (kind: MentionKind): boolean => cardOn(kind) || (moves(kind) && isOff?.('docs_drift.rename_diff') !== true);
     const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
@@ -54,12 +54,15 @@ export const docsDriftDetector: Detector = {
     const programs = projectPrograms(view);
     const needles = new Set<string>();
     const flagNeedles = new Set<string>();
+    /** Per doc with mentions, the import statements its examples hold (read once with its text). */
+    const importsOf = new Map<string, string[]>();
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0') || isRecordedDecision(text)) continue;
       // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);
+      importsOf.set(doc, importLines(text.split('\n')));
       const groups = groupMentions(extractMentions(doc, text, programs)).filter((g) => wanted(g.kind) && !(g.kind === 'env' && docOwnVariable(text, g.value)));
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
@@ -67,13 +70,13 @@ export const docsDriftDetector: Detector = {
     for (const [doc, groups] of mentions) {
       // A name the doc itself imports from another project (`from django.db.models.signals import
       // post_save` in its example) is that project's.
-      const imports = importLines((view.text(doc) ?? '').split('\n'));
+      const imports = importsOf.get(doc) ?? [];
       const kept = ownDotted(groups, repo).filter(
         (g) => !(g.kind === 'identifier' && imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) && !underSiteRoot(view, doc, g),
       );
       mentions.set(doc, kept);
       for (const g of kept) {
-        if (g.kind === 'path' || g.kind === 'module_path') continue;
+        if (moves(g.kind)) continue;
         for (const form of needleForms(g.kind, g.value)) needles.add(form);
         if (g.kind === 'flag') flagNeedles.add(needleOf(g.kind, g.value));
       }
@@ -123,9 +126,8 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   const out: Finding[] = [];
   for (const group of groups.filter((g) => g.kind === 'module_path')) {
     if (signal.aborted) return null;
-    const removal = await orNone(repo.dottedRemoval(group, doc));
-    const left = removal === undefined ? undefined : await leftBehind(repo, group, doc, removal);
-    if (left !== undefined && removal !== undefined) out.push({ doc, group: left, removal });
+    const found = await leftBehind(repo, doc, group, await orNone(repo.dottedRemoval(group, doc)));
+    if (found !== undefined) out.push(found);
   }
   const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
   if (missing.length === 0) return out;
@@ -138,9 +140,8 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   });
   for (const group of plausible) {
     if (signal.aborted) return null;
-    const removal = await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc));
-    const left = removal === undefined ? undefined : await leftBehind(repo, group, doc, removal);
-    if (left !== undefined && removal !== undefined) out.push({ doc, group: left, removal });
+    const found = await leftBehind(repo, doc, group, await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc)));
+    if (found !== undefined) out.push(found);
   }
   return out;
 }
@@ -173,13 +174,19 @@ function underSiteRoot(view: RepositoryView, doc: string, g: MentionGroup): bool
   return false;
 }
 
-/** The mentions the removal left behind (see RepoFacts.leftBehind); all of them when git cannot say. */
-async function leftBehind(repo: RepoFacts, group: MentionGroup, doc: string, removal: Removal): Promise<MentionGroup | undefined> {
+/**
+ * The finding for a removal, with only the mentions it left behind (RepoFacts.leftBehind; all of
+ * them when git cannot say); none without a removal or when no mention is left.
+ */
+async function leftBehind(repo: RepoFacts, doc: string, group: MentionGroup, removal: Removal | undefined): Promise<Finding | undefined> {
+  if (removal === undefined) return undefined;
+  let left: MentionGroup | undefined = group;
   try {
-    return await repo.leftBehind(group, doc, removal);
+    left = await repo.leftBehind(group, doc, removal);
   } catch {
-    return group;
+    // a blame that failed outright: every mention counts
   }
+  return left === undefined ? undefined : { doc, group: left, removal };
 }
 
 /**
@@ -223,6 +230,11 @@ function rewriteSites(text: string, edits: ReadonlyArray<{ site: Mention; replac
     lines[site.line - 1] = line.slice(0, site.column) + replacement + line.slice(site.column + site.raw.length);
   }
   return lines.join('\n');
+}
+
+/** Files and Python modules move (a new path replaces the old); the other kinds are renamed. */
+function moves(kind: MentionKind): boolean {
+  return kind === 'path' || kind === 'module_path';
 }
 
 const KIND_LABEL: Record<MentionKind, string> = {
@@ -305,7 +317,7 @@ function changeOf(f: Finding): { change: string; renamed?: string } {
   const { kind, value } = f.group;
   const renamed = f.removal.renamedTo !== undefined ? renamedValue(kind, value, f.removal.renamedTo) : undefined;
   if (renamed === undefined) return { change: `removed \`${value}\`` };
-  return { change: `${kind === 'path' || kind === 'module_path' ? 'moved' : 'renamed'} \`${value}\` to \`${renamed}\``, renamed };
+  return { change: `${moves(kind) ? 'moved' : 'renamed'} \`${value}\` to \`${renamed}\``, renamed };
 }
 
 function commitTextOf(f: Finding): string {
@@ -390,7 +402,7 @@ function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
   const docs = [...new Set(list.map((f) => f.doc))];
   const evidence = evidenceOf(view, list);
   const label = KIND_LABEL[kind];
-  const moved = kind === 'path' || kind === 'module_path' ? 'moved' : 'renamed';
+  const moved = moves(kind) ? 'moved' : 'renamed';
   const renamedCount = list.filter((f) => f.removal.renamedTo !== undefined).length;
   const whatGone = single
     ? renamed === undefined
@@ -431,7 +443,7 @@ function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
   const codeTargets = list.flatMap((f) => (f.removal.current !== undefined && !docs.includes(f.removal.current) ? [f.removal.current] : []));
   return {
     kind: 'docs_drift',
-    detector: `docs_drift.${(kind === 'path' || kind === 'module_path') && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`,
+    detector: `docs_drift.${moves(kind) && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`,
     // One claim per commit and kind: the card keeps its identity while docs are fixed one by one.
     claim: `${first.removal.commit.sha}|${kind}${indirect !== undefined ? '|indirect' : ''}`,
     title,
@@ -472,7 +484,7 @@ function renameDiff(view: RepositoryView, list: readonly Finding[]): Candidate |
     kind: 'virtual_diff',
     detector: 'docs_drift.rename_diff',
     claim: `${first.removal.commit.sha}|rename`,
-    title: `Update ${single ? first.doc : docs.length === 1 ? first.doc : `${docs.length} docs`}: ${what} (${single && (first.group.kind === 'path' || first.group.kind === 'module_path') ? 'moved' : 'renamed'} in ${commitText})`,
+    title: `Update ${single ? first.doc : docs.length === 1 ? first.doc : `${docs.length} docs`}: ${what} (${single && moves(first.group.kind) ? 'moved' : 'renamed'} in ${commitText})`,
     summary: single
       ? `A patch replacing \`${first.group.value}\` with \`${renamed}\` where ${first.doc} mentions it (line ${lines.join(', ')}). Commit ${commitText} ${change}; the doc named it then and was not updated.`
       : `A patch updating ${renames.length} mentions in ${docs.join(', ')} to the names commit ${commitText} gave them; the docs named the old ones then and were not updated.`,

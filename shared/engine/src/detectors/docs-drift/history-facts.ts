@@ -12,7 +12,7 @@ import { isProjectSource } from '../../view/file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
 import { pythonModules, resolveDotted, type PythonModules } from './module-paths';
 import { escapeRegExp } from './regexp';
-import { importedFromElsewhere, normalModule } from './imports';
+import { importedFromElsewhere, importLines, normalModule } from './imports';
 
 /** Newest removing commits looked at per mention. */
 const PICKAXE_LIMIT = 10;
@@ -231,7 +231,7 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
         if (group.kind === 'identifier' && !definedIn(removedFrom, needle)) continue;
         // The code had imported it from another project (`from logging.config import fileConfig`, then
         // a `fileConfig=fileConfig` parameter): a doc naming it names that project's, which still exists.
-        if (group.kind === 'identifier' && importedFromElsewhere(codeAround(files), needle, ownModules())) return undefined;
+        if (group.kind === 'identifier' && importedFromElsewhere(importLines(codeAround(files)), needle, ownModules())) return undefined;
         // `Colors` → `COLORS`: the reader still finds it.
         if (group.kind === 'identifier' && recased(removedFrom, needle)) return undefined;
         // The doc must have named it right after the code stopped having it: a mention written later

@@ -36,13 +36,20 @@ export function importLines(lines: readonly string[]): string[] {
   return out;
 }
 
-/** The modules `lines` import `name` from (as written: `django.db.models.signals`, `fs`, `tower`). */
-export function importSources(lines: readonly string[], name: string): string[] {
+/**
+ * The modules `statements` (from `importLines`) import `name` from, as written:
+ * `django.db.models.signals`, `fs`, `tower`.
+ */
+export function importSources(statements: readonly string[], name: string): string[] {
   const n = escapeRegExp(name);
+  const word = new RegExp(`\\b${n}\\b`);
   const listed = new RegExp(`(?:^|[\\s{(,])${n}(?:\\s+as\\s+\\w+)?\\s*(?:[,})]|$)`);
+  const jsNamed = new RegExp(`^${n}\\b|\\{[^}]*\\b${n}\\b[^}]*\\}|\\*\\s+as\\s+${n}\\b`);
+  const required = new RegExp(`^\\s*(?:const|let|var)\\s+(?:${n}|\\{[^}]*\\b${n}\\b[^}]*\\})\\s*=\\s*require\\(\\s*['"]([^'"]+)['"]\\s*\\)`);
+  const rustListed = new RegExp(`(?:^|[\\s,])${n}(?:\\s+as\\s+\\w+)?\\s*(?:,|$)`);
   const out: string[] = [];
-  for (const line of importLines(lines)) {
-    if (!new RegExp(`\\b${n}\\b`).test(line)) continue;
+  for (const line of statements) {
+    if (!word.test(line)) continue;
     const python = /^\s*from\s+([\w.]+)\s+import\s+(.*)$/.exec(line);
     if (python !== null) {
       if (listed.test((python[2] ?? '').replace(/#.*$/, '').trim())) out.push(python[1] ?? '');
@@ -50,16 +57,16 @@ export function importSources(lines: readonly string[], name: string): string[] 
     }
     const jsFrom = /^\s*(?:import|export)\s+(?:type\s+)?(.*?)\s+from\s+['"]([^'"]+)['"]/.exec(line);
     if (jsFrom !== null) {
-      if (new RegExp(`^${n}\\b|\\{[^}]*\\b${n}\\b[^}]*\\}|\\*\\s+as\\s+${n}\\b`).test(jsFrom[1] ?? '')) out.push(jsFrom[2] ?? '');
+      if (jsNamed.test(jsFrom[1] ?? '')) out.push(jsFrom[2] ?? '');
       continue;
     }
-    const required = new RegExp(`^\\s*(?:const|let|var)\\s+(?:${n}|\\{[^}]*\\b${n}\\b[^}]*\\})\\s*=\\s*require\\(\\s*['"]([^'"]+)['"]\\s*\\)`).exec(line);
-    if (required !== null) {
-      out.push(required[1] ?? '');
+    const req = required.exec(line);
+    if (req !== null) {
+      out.push(req[1] ?? '');
       continue;
     }
     const rust = /^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([\w:]+?)(?:::\{([^}]*)\}|::(\w+))?\s*(?:as\s+\w+\s*)?;/.exec(line);
-    if (rust !== null && ((rust[3] ?? '') === name || (rust[2] !== undefined && new RegExp(`(?:^|[\\s,])${n}(?:\\s+as\\s+\\w+)?\\s*(?:,|$)`).test(rust[2])))) out.push(rust[1] ?? '');
+    if (rust !== null && ((rust[3] ?? '') === name || (rust[2] !== undefined && rustListed.test(rust[2])))) out.push(rust[1] ?? '');
   }
   return out;
 }
@@ -80,7 +87,7 @@ export function normalModule(name: string): string {
   return name.toLowerCase().replace(/-/g, '_');
 }
 
-/** Whether `lines` import `name` from some module that is not the repository's own. */
-export function importedFromElsewhere(lines: readonly string[], name: string, own: ReadonlySet<string>): boolean {
-  return importSources(lines, name).some((m) => !isOwnModule(m, own));
+/** Whether `statements` (from `importLines`) import `name` from some module that is not the repository's own. */
+export function importedFromElsewhere(statements: readonly string[], name: string, own: ReadonlySet<string>): boolean {
+  return importSources(statements, name).some((m) => !isOwnModule(m, own));
 }
