@@ -120,7 +120,14 @@ export function watchConfig(file: string, handlers: ConfigWatchHandlers, options
   }
 
   const poll = (): void => schedule();
-  if (mode === 'polling') fs.watchFile(file, { interval: options.intervalMs ?? 250, persistent }, poll);
+  // fs.watchFile takes its first stat asynchronously: a write between the read above and that stat
+  // would never be reported. One check after the first interval catches it (an unchanged text is a no-op).
+  let settle: NodeJS.Timeout | undefined;
+  if (mode === 'polling') {
+    fs.watchFile(file, { interval: options.intervalMs ?? 250, persistent }, poll);
+    settle = setTimeout(schedule, options.intervalMs ?? 250);
+    if (!persistent) settle.unref();
+  }
 
   return {
     mode,
@@ -129,6 +136,7 @@ export function watchConfig(file: string, handlers: ConfigWatchHandlers, options
     close: () => {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (settle) clearTimeout(settle);
       if (native) native.close();
       else fs.unwatchFile(file, poll);
     },
