@@ -5,12 +5,13 @@
 # (git-ignored), and put first on PATH, so that `./sous` and `npm test` work from a fresh clone on a
 # machine still on Node 20. A Node that is new enough is used as it is.
 #
-#   source scripts/ci/with-node.sh && sous_use_node <checkout>     (./sous)
-#   bash scripts/ci/with-node.sh <command> [args…]                  (npm test: runs the command under it)
+#   source scripts/ci/with-node.sh && sous_use_node <checkout>       (./sous)
+#   source scripts/ci/with-node.sh && sous_use_node <checkout> exact (.ci/run: always the pinned version)
+#   bash scripts/ci/with-node.sh <command> [args…]                    (npm test: runs the command under it)
 
 sous_use_node() {
-  local root="$1"
-  if command -v node >/dev/null 2>&1 && node "$root/scripts/ci/check-node.js" 2>/dev/null; then return 0; fi
+  local root="$1" exact="${2:-}"
+  if [ "$exact" != exact ] && command -v node >/dev/null 2>&1 && node "$root/scripts/ci/check-node.js" 2>/dev/null; then return 0; fi
   local want os arch pkg have
   want="$(tr -d '[:space:]' < "$root/.nvmrc")"
   case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) os="" ;; esac
@@ -32,6 +33,7 @@ sous_use_node() {
   export PATH="$pkg/bin:$PATH"
   # Native addons are built against this Node's headers (a machine-wide nodedir may name an older one).
   export npm_config_nodedir="$pkg"
+  if [ "$exact" = exact ] && [ "$(node --version)" != "v$want" ]; then echo "sous: node on PATH is $(node --version), not v$want" >&2; return 1; fi
   node "$root/scripts/ci/check-node.js"
 }
 
