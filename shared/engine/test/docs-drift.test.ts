@@ -15,6 +15,7 @@ import { buildRemovalIndex } from '../src/view/history-index';
 import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
 import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
+import { collectPackageWords, movedToOwnPackage } from '../src/detectors/docs-drift/split-packages';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -264,6 +265,27 @@ describe('importSources', () => {
     const own = new Set(['app', 'vite', 'serde_json']);
     for (const m of ['.models', './util', '../lib/x', 'crate::routing', 'super::x', 'app.hooks', 'vite', '@vitejs/vite/dist', 'serde-json']) expect(isOwnModule(m, own)).toBe(true);
     for (const m of ['django.db', 'node:fs', 'fs', 'tower', '@babel/core', 'logging.config']) expect(isOwnModule(m, own)).toBe(false);
+  });
+});
+
+describe('movedToOwnPackage', () => {
+  const words = new Set<string>();
+  collectPackageWords('Install [winston-couchdb](https://github.com/winstonjs/winston-couchdb) or `winston-daily-rotate-file`.\nSee my-winston-redis too.\n', words);
+  const own = new Set(['winston']);
+
+  it.each([
+    ['Couchdb', true],
+    ['transports.Couchdb', true],
+    ['DailyRotateFile', true],
+    // `my-winston-redis` is someone else's package, not `winston-redis`.
+    ['Redis', false],
+    ['Console', false],
+  ])('%s → %s', (name, expected) => {
+    expect(movedToOwnPackage(name, words, own)).toBe(expected);
+  });
+
+  it('needs the project to be the package name prefix', () => {
+    expect(movedToOwnPackage('Couchdb', words, new Set(['logform']))).toBe(false);
   });
 });
 
@@ -841,6 +863,27 @@ describe('docsDriftDetector', () => {
     const { candidates } = await detect(dir, true);
     // `pre_save` the doc imports from the project itself: still the project's, and gone.
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/tokens.md|identifier|pre_save']);
+  });
+
+  it("never takes a name the project moved out into a package of its own (its docs name `<project>-<name>`) for lost code", async () => {
+    // winston moved its CouchDB transport to winston-couchdb; its README still lists `Couchdb` among the transports.
+    const transport = (name: string) => `class ${name} {\n  log(info) {\n    return info;\n  }\n}\nmodule.exports = { ${name} };\n`;
+    const dir = repoWith([
+      {
+        message: 'transports',
+        files: {
+          'package.json': '{ "name": "logkit", "version": "1.0.0" }\n',
+          'lib/transports/couchdb.js': transport('Couchdb'),
+          'lib/transports/redis.js': transport('Redis'),
+          'lib/transports/console.js': transport('Console'),
+        },
+      },
+      { message: 'docs', files: { 'README.md': '# logkit\n\nTransports: `Console`, `Couchdb` and `Redis`.\n', 'docs/transports.md': '# Transports\n\nFor CouchDB, install `logkit-couchdb`.\n' } },
+      { message: 'Move the Couchdb and Redis transports out of core', files: { 'lib/transports/couchdb.js': null, 'lib/transports/redis.js': null } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    // `Redis` has no package of its own in the docs: still the project's code, gone.
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name README.md|identifier|Redis']);
   });
 
   it('never cites a line the removing commit wrote itself (it named the thing knowingly); a line rewritten later still counts', async () => {

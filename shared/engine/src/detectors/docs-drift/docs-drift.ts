@@ -5,7 +5,8 @@
  * the removing commit, a diff line of the code that took the thing away, and the doc naming it in
  * that very commit (left behind, not written later; a line the removing commit wrote itself is
  * never cited). A name imported from another project, by the code that dropped it or by the doc's own
- * example, is that project's and never drift. Changelogs, release notes, migration guides and
+ * example, is that project's and never drift; so is one the project moved out into a package of its
+ * own that its docs name (`winston-couchdb`). Changelogs, release notes, migration guides and
  * dated docs record history and are never examined. When the same diff lines replace it by exactly one new name (or git
  * recorded a file rename) and the new one exists now, a virtual diff updates the doc's mentions.
  * One commit that left docs behind is one card per kind of mention (every doc and name it left),
@@ -21,6 +22,7 @@ import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { exampleLines, extractMentions, isDocFile, isHistoryDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
+import { collectPackageWords, movedToOwnPackage } from './split-packages';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -56,6 +58,8 @@ export const docsDriftDetector: Detector = {
     const flagNeedles = new Set<string>();
     /** Per doc with mentions, the import statements its examples hold (read once with its text). */
     const importsOf = new Map<string, string[]>();
+    /** Hyphenated package names any doc gives (`winston-couchdb`): where the project moved things out to. */
+    const packageWords = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0') || isRecordedDecision(text)) continue;
@@ -63,17 +67,19 @@ export const docsDriftDetector: Detector = {
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);
       importsOf.set(doc, importLines(text.split('\n')));
+      collectPackageWords(text, packageWords);
       const groups = groupMentions(extractMentions(doc, text, programs)).filter((g) => wanted(g.kind) && !(g.kind === 'env' && docOwnVariable(text, g.value)));
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);
     for (const [doc, groups] of mentions) {
       // A name the doc itself imports from another project (`from django.db.models.signals import
-      // post_save` in its example) is that project's.
+      // post_save` in its example) is that project's; so is one the project moved out into a package
+      // its docs name (`winston-couchdb`).
       const imports = importsOf.get(doc) ?? [];
-      const kept = ownDotted(groups, repo).filter(
-        (g) => !(g.kind === 'identifier' && imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) && !underSiteRoot(view, doc, g),
-      );
+      const othersName = (g: MentionGroup): boolean =>
+        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, packageWords, repo.ownModules()));
+      const kept = ownDotted(groups, repo).filter((g) => !othersName(g) && !underSiteRoot(view, doc, g));
       mentions.set(doc, kept);
       for (const g of kept) {
         if (moves(g.kind)) continue;
