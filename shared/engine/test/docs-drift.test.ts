@@ -15,7 +15,7 @@ import { buildRemovalIndex } from '../src/view/history-index';
 import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
 import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
-import { collectPackageWords, movedToOwnPackage } from '../src/detectors/docs-drift/split-packages';
+import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -270,22 +270,33 @@ describe('importSources', () => {
 
 describe('movedToOwnPackage', () => {
   const words = new Set<string>();
-  collectPackageWords('Install [winston-couchdb](https://github.com/winstonjs/winston-couchdb) or `winston-daily-rotate-file`.\nSee my-winston-redis too.\n', words);
-  const own = new Set(['winston']);
+  collectPackageWords(
+    'Install [winston-couchdb](https://github.com/winstonjs/winston-couchdb), `winston-daily-rotate-file` or `winston-xstate`.\nSee my-winston-redis too, and winston-cli.\nEdit `winston-workspace.yaml`.\n',
+    words,
+  );
+  const suffixes = splitOutSuffixes(words, new Set(['winston', 'winston_cli']));
+
+  it('reads the suffixes of packages named after the project, not files, nor its own packages, nor others', () => {
+    expect([...suffixes].sort()).toEqual(['couchdb', 'daily_rotate_file', 'xstate']);
+  });
 
   it.each([
-    ['Couchdb', true],
-    ['transports.Couchdb', true],
-    ['DailyRotateFile', true],
-    // `my-winston-redis` is someone else's package, not `winston-redis`.
-    ['Redis', false],
-    ['Console', false],
-  ])('%s → %s', (name, expected) => {
-    expect(movedToOwnPackage(name, words, own)).toBe(expected);
+    ['Couchdb', undefined, true],
+    ['transports.Couchdb', undefined, true],
+    ['DailyRotateFile', undefined, true],
+    ['getMachine', 'src/xstate/atomWithMachine.ts', true],
+    ['CouchStore', 'lib/transports/couchdb.js', true],
+    // `my-winston-redis` is someone else's package, not `winston-redis`; `winston-cli` is the project's own.
+    ['Redis', 'lib/transports/redis.js', false],
+    ['run', 'packages/cli/run.js', false],
+    ['workspaceRoot', 'src/workspace.ts', false],
+    ['Console', undefined, false],
+  ])('%s (removed from %s) → %s', (name, file, expected) => {
+    expect(movedToOwnPackage(name, file, suffixes)).toBe(expected);
   });
 
   it('needs the project to be the package name prefix', () => {
-    expect(movedToOwnPackage('Couchdb', words, new Set(['logform']))).toBe(false);
+    expect(movedToOwnPackage('Couchdb', undefined, splitOutSuffixes(words, new Set(['logform'])))).toBe(false);
   });
 });
 
@@ -886,6 +897,23 @@ describe('docsDriftDetector', () => {
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name README.md|identifier|Redis']);
   });
 
+  it('never takes a name removed from a folder named like a package the docs name (`src/xstate/`, `jotai-xstate`) for lost code', async () => {
+    const dir = repoWith([
+      {
+        message: 'atoms',
+        files: {
+          'package.json': '{ "name": "atomkit", "version": "1.0.0" }\n',
+          'src/xstate/atomWithMachine.ts': 'export function atomWithMachine(getMachine: () => unknown) {\n  return getMachine;\n}\n',
+          'src/core/provider.ts': 'export function createProvider(initialValues: unknown[]) {\n  return initialValues;\n}\nexport const keep = 1;\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/xstate.md': 'Install `atomkit-xstate`.\n\nCall `atomWithMachine` with a `getMachine` function.\n', 'docs/provider.md': 'Pass `initialValues` to `createProvider`.\n' } },
+      { message: 'Move xstate out to atomkit-xstate; drop the provider', files: { 'src/xstate/atomWithMachine.ts': null, 'src/core/provider.ts': 'export const keep = 1;\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/provider.md|identifier|createProvider']);
+  });
+
   it('never cites a line the removing commit wrote itself (it named the thing knowingly); a line rewritten later still counts', async () => {
     const dir = repoWith([
       { message: 'config', files: { 'src/config.ts': `${CONFIG_V1}\nexport function legacyMode(): boolean {\n  return false;\n}\nexport function strictMode(): boolean {\n  return true;\n}\n`, 'src/index.ts': INDEX_V1 } },
@@ -1006,6 +1034,32 @@ describe('docsDriftDetector', () => {
       { message: 'Trim the help test, simplify the example', files: { 'test/help.test.js': "it('prints help', () => {\n  expect(help()).toBeTruthy();\n});\n", 'examples/print/main.rs': 'fn main() {}\n', 'play.ts': 'export {};\n' } },
     ]);
     expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it("never takes what Yarn's vendored release or a docs build dropped for the project's removal", async () => {
+    // react-redux: `toArray` went with a vendored `.yarn/releases/yarn-4.4.1.cjs`, `onChange` with `docs-build/index.html`.
+    const dir = repoWith([
+      {
+        message: 'yarn, docs build',
+        files: { 'src/index.ts': 'export const connect = 1;\n', '.yarn/releases/yarn-4.1.0.cjs': 'function toArray(x) {\n  return [x];\n}\n', 'docs-build/index.html': '<script>\nfunction onChange(e) {}\n</script>\n' },
+      },
+      { message: 'docs', files: { 'docs/select.md': 'Call `toArray()` on the list, then pass `onChange`.\n' } },
+      { message: 'Upgrade yarn, drop the docs build', files: { '.yarn/releases/yarn-4.1.0.cjs': null, '.yarn/releases/yarn-4.4.1.cjs': 'module.exports = {};\n', 'docs-build/index.html': null } },
+    ]);
+    expect((await detect(dir, true)).candidates).toEqual([]);
+  });
+
+  it('reads plain text as a doc only in a docs folder or under a README-like name (elsewhere it is data)', async () => {
+    const dir = repoWith([
+      { message: 'cli', files: { 'Cargo.toml': '[package]\nname = "app"\n', 'src/cli.ts': "program.option('--host <triple>');\nprogram.option('--release');\nprogram.option('--quiet');\n" } },
+      {
+        message: 'docs and a recorded sysconfig',
+        files: { 'sysconfig/cpython-3.8-aarch64.txt': `CONFIG_ARGS = "'--prefix=/usr' '--host=aarch64-linux-android' '--release'"\n`, 'docs/build.txt': 'Pass `--host` to cross-compile.\n', 'INSTALL.txt': 'Add `--release` for speed.\n' },
+      },
+      { message: 'Detect the host, always release', files: { 'src/cli.ts': "program.option('--quiet');\n" } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named).sort()).toEqual(['docs_drift.removed_flag INSTALL.txt|flag|--release', 'docs_drift.removed_flag docs/build.txt|flag|--host']);
   });
 
   it("never takes a crate's `//!` docs for code, but a removed field's doc comment goes with the field", async () => {

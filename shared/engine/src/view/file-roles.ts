@@ -13,12 +13,18 @@ const FIXTURE_FOLDERS = /^(?:fixtures?|__fixtures__|testdata|test[_-]data|snapsh
  * `ci/install.sh` is the installer's).
  */
 const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitlab|\.buildkite)$/i;
-/** Other projects' code and docs kept in the tree (`vendor/`, Python's `_vendor/`, `third_party/`, `vendored_parsers/`). */
-const VENDORED_FOLDERS = /^(?:_?vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules)$/i;
+/**
+ * Other projects' code and docs kept in the tree (`vendor/`, Python's `_vendor/`, `third_party/`,
+ * `vendored_parsers/`, Yarn's own releases and plugins under `.yarn/`).
+ */
+const VENDORED_FOLDERS = /^(?:_?vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules|\.yarn)$/i;
 /** A scratch file a maintainer plays with (zod's root `play.ts`): not the project's interface. */
 const SCRATCH_NAMES = /^(?:play|playground|scratch|sandbox)\.[^.]+$/i;
-/** Top-level folders of the documentation site: its build scripts generate pages, not the project. */
-const DOC_SITE_ROOTS = /^(?:docs?|website|documentation)$/i;
+/**
+ * Top-level folders of the documentation site, its build and its examples (`docs-build/`,
+ * `docs_src/`): they generate or illustrate pages, they are not the project.
+ */
+const DOC_SITE_ROOTS = /^(?:docs?|website|documentation)(?:[-_][\w-]+)?$/i;
 
 /** Whether `path` is a test file: in a test folder, or named like one (`*.test.ts`, `*_test.go`, `test_*.py`, `*Test.java`). */
 export function isTestPath(file: string): boolean {

@@ -19,10 +19,10 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { exampleLines, extractMentions, isDocFile, isHistoryDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
+import { exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
-import { collectPackageWords, movedToOwnPackage } from './split-packages';
+import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from './split-packages';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -46,7 +46,7 @@ export const docsDriftDetector: Detector = {
     const older = olderVersionDocs(view.paths());
     const docs = view
       .paths()
-      .filter((p) => isDocFile(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p))
+      .filter((p) => isProseDoc(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p))
       .sort((a, b) => frontier.priority(b) - frontier.priority(a) || (a < b ? -1 : 1))
       // Every doc may mention what a change removed, not only docs on the frontier; those come first.
       .slice(0, MAX_DOCS);
@@ -72,13 +72,14 @@ export const docsDriftDetector: Detector = {
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);
+    const splitOut = splitOutSuffixes(packageWords, repo.ownModules());
     for (const [doc, groups] of mentions) {
       // A name the doc itself imports from another project (`from django.db.models.signals import
       // post_save` in its example) is that project's; so is one the project moved out into a package
       // its docs name (`winston-couchdb`).
       const imports = importsOf.get(doc) ?? [];
       const othersName = (g: MentionGroup): boolean =>
-        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, packageWords, repo.ownModules()));
+        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, undefined, splitOut));
       const kept = ownDotted(groups, repo).filter((g) => !othersName(g) && !underSiteRoot(view, doc, g));
       mentions.set(doc, kept);
       for (const g of kept) {
@@ -112,7 +113,9 @@ export const docsDriftDetector: Detector = {
       if (signal.aborted) break;
       const found = await examineDoc(view, repo, doc, mentions.get(doc) ?? [], signal);
       if (found === null) break;
-      findings.push(...found);
+      // A name removed from a file or folder named like a package the docs name (`src/xstate/` and
+      // `jotai-xstate`) moved out into that package.
+      findings.push(...found.filter((f) => !(f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, f.removal.file, splitOut))));
       covered.push(doc);
     }
     return { candidates: cardsByCommit(view, findings, cardOn), covered };

@@ -39,6 +39,24 @@ export function isDocFile(filePath: string, language?: Language): boolean {
   return language === 'markdown' || DOC_EXTENSIONS.has(path.posix.extname(filePath).toLowerCase());
 }
 
+/** Folders where plain text is documentation. */
+const TEXT_DOC_FOLDERS = /^(?:docs?|documentation|guides?|manual|man|help|book)$/i;
+/** Names of plain-text files that are documentation wherever they are (`README.txt`, `INSTALL.txt`). */
+const TEXT_DOC_NAMES = /^(?:readme|contributing|install(?:ing|ation)?|hacking|usage|faq|getting[-_]started|tutorial|howto)(?:[-_.][\w.-]*)?\.txt$/i;
+
+/**
+ * Whether docs drift reads a doc file as the project's prose. Markdown and reStructuredText always;
+ * plain text only in a docs folder or under a README-like name: elsewhere a `.txt` is data
+ * (`requirements.txt`, `CMakeLists.txt`, maturin's recorded `sysconfig/cpython-*.txt` whose
+ * `--host` was CPython's configure flag).
+ */
+export function isProseDoc(filePath: string, language?: Language): boolean {
+  if (!isDocFile(filePath, language)) return false;
+  if (language === 'markdown' || path.posix.extname(filePath).toLowerCase() !== '.txt') return true;
+  const segments = filePath.split('/');
+  return segments.slice(0, -1).some((s) => TEXT_DOC_FOLDERS.test(s)) || TEXT_DOC_NAMES.test(segments[segments.length - 1] ?? '');
+}
+
 /**
  * Docs that record history rather than describe the code: changelogs, release notes, news, migration
  * and upgrade guides, proposals and decision records (PEPs, SEPs, RFCs, ADRs: a design as it was
