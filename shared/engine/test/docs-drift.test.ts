@@ -7,7 +7,7 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
-import { exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs } from '../src/detectors/docs-drift/mentions';
+import { exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isUserDoc } from '../src/view/file-roles';
@@ -912,6 +912,22 @@ describe('docsDriftDetector', () => {
     ]);
     const { candidates } = await detect(dir, true);
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/provider.md|identifier|createProvider']);
+  });
+
+  it("takes the files a tutorial has its reader create for the reader's, unless it links them", async () => {
+    const quickStart = '# Quick start\n\nCreate a file named `src/app/store.js` and export the store.\n\nThen wrap your app in `src/index.js`.\n';
+    const dir = repoWith([
+      { message: 'entry', files: { 'src/index.js': 'export const connect = () => null;\n' } },
+      { message: 'docs', files: { 'docs/quick-start.md': quickStart, 'docs/internals.md': 'The entry is [index](../src/index.js); see `src/index.js`.\n' } },
+      { message: 'Convert the entry file to TypeScript', files: { 'src/index.js': null, 'src/index.ts': 'export const connect = (): null => null;\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named).filter((n) => n.startsWith('docs_drift.removed_path'))).toEqual(['docs_drift.removed_path docs/internals.md|path|src/index.js']);
+    expect(readerCreatesFiles('Create a file named `src/app/store.js`.')).toBe(true);
+    expect(readerCreatesFiles('Add a new file called `counterSlice.js`.')).toBe(true);
+    expect(readerCreatesFiles('First, create `src/main.rs` with:')).toBe(true);
+    expect(readerCreatesFiles('`create` returns a new store; see `src/store.ts`.')).toBe(false);
+    expect(readerCreatesFiles('Add `src/util.ts` to the list.')).toBe(false);
   });
 
   it('never cites a line the removing commit wrote itself (it named the thing knowingly); a line rewritten later still counts', async () => {

@@ -19,7 +19,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, type Mention, type MentionKind } from './mentions';
+import { exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
 import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from './split-packages';
@@ -68,7 +68,11 @@ export const docsDriftDetector: Detector = {
       const examples = exampleLines(doc, text);
       importsOf.set(doc, importLines(text.split('\n')));
       collectPackageWords(text, packageWords);
-      const groups = groupMentions(extractMentions(doc, text, programs)).filter((g) => wanted(g.kind) && !(g.kind === 'env' && docOwnVariable(text, g.value)));
+      // In a tutorial that has the reader create files, a file named in backticks (not linked) is the reader's.
+      const readersFiles = readerCreatesFiles(text);
+      const groups = groupMentions(extractMentions(doc, text, programs)).filter(
+        (g) => wanted(g.kind) && !(g.kind === 'env' && docOwnVariable(text, g.value)) && !(g.kind === 'path' && readersFiles && g.sites.every((site) => site.link !== true)),
+      );
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);

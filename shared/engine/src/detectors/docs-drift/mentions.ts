@@ -39,6 +39,18 @@ export function isDocFile(filePath: string, language?: Language): boolean {
   return language === 'markdown' || DOC_EXTENSIONS.has(path.posix.extname(filePath).toLowerCase());
 }
 
+/**
+ * A tutorial that has the reader create files ("Create a file named `src/app/store.js`", "create
+ * `src/main.rs`"): the files it names in backticks are the reader's project's (react-redux's quick
+ * start puts a `<Provider>` in the reader's `src/index.js`), not the repository's.
+ */
+const CREATES_FILE = /\b(?:create|add)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:file|module)\s+(?:named|called)\s+`[^`\s]+`|\bcreate\s+`[^`\s]+\.[A-Za-z0-9]+`/i;
+
+/** Whether a doc has its reader create files of their own (see CREATES_FILE). */
+export function readerCreatesFiles(text: string): boolean {
+  return CREATES_FILE.test(text);
+}
+
 /** Folders where plain text is documentation. */
 const TEXT_DOC_FOLDERS = /^(?:docs?|documentation|guides?|manual|man|help|book)$/i;
 /** Names of plain-text files that are documentation wherever they are (`README.txt`, `INSTALL.txt`). */
