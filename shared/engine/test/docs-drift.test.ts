@@ -271,13 +271,21 @@ describe('importSources', () => {
 describe('movedToOwnPackage', () => {
   const words = new Set<string>();
   collectPackageWords(
-    'Install [winston-couchdb](https://github.com/winstonjs/winston-couchdb), `winston-daily-rotate-file` or `winston-xstate`.\nSee my-winston-redis too, and winston-cli.\nEdit `winston-workspace.yaml`.\n',
+    [
+      'Install it with `npm install --save winston-couchdb@1.2 cradle`, see [the repo](https://github.com/winstonjs/winston-redis).',
+      "```js\nimport { atomWithMachine } from 'winston-xstate/utils'\nconst rotate = require('winston-daily-rotate-file');\n```",
+      'Also my-winston-mongo (`pip install my-winston-mongo`), and `npm i winston-cli`.',
+      // Spelled like packages, but not named where a package goes: a directive and a file.
+      'Use the `winston-config` directive; edit `winston-workspace.yaml`.',
+    ].join('\n'),
     words,
   );
   const suffixes = splitOutSuffixes(words, new Set(['winston', 'winston_cli']));
+  const gone = (file: string) => ({ file, folderExists: (folder: string) => folder === 'src/config' });
 
-  it('reads the suffixes of packages named after the project, not files, nor its own packages, nor others', () => {
-    expect([...suffixes].sort()).toEqual(['couchdb', 'daily_rotate_file', 'xstate']);
+  it('reads packages from install commands, imports and package addresses only, and keeps the suffixes of those named after the project', () => {
+    expect([...words].sort()).toEqual(['cradle', 'my_winston_mongo', 'winston_cli', 'winston_couchdb', 'winston_daily_rotate_file', 'winston_redis', 'winston_xstate']);
+    expect([...suffixes].sort()).toEqual(['couchdb', 'daily_rotate_file', 'redis', 'xstate']);
   });
 
   it.each([
@@ -285,18 +293,17 @@ describe('movedToOwnPackage', () => {
     ['transports.Couchdb', undefined, true],
     ['DailyRotateFile', undefined, true],
     ['getMachine', 'src/xstate/atomWithMachine.ts', true],
-    ['CouchStore', 'lib/transports/couchdb.js', true],
-    // `my-winston-redis` is someone else's package, not `winston-redis`; `winston-cli` is the project's own.
-    ['Redis', 'lib/transports/redis.js', false],
+    // The folder is still there: not moved out.
+    ['parse', 'src/config/parse.ts', false],
+    ['Mongo', 'lib/transports/mongo.js', false],
     ['run', 'packages/cli/run.js', false],
-    ['workspaceRoot', 'src/workspace.ts', false],
     ['Console', undefined, false],
   ])('%s (removed from %s) → %s', (name, file, expected) => {
-    expect(movedToOwnPackage(name, file, suffixes)).toBe(expected);
+    expect(movedToOwnPackage(name, suffixes, file === undefined ? undefined : gone(file))).toBe(expected);
   });
 
   it('needs the project to be the package name prefix', () => {
-    expect(movedToOwnPackage('Couchdb', undefined, splitOutSuffixes(words, new Set(['logform'])))).toBe(false);
+    expect(movedToOwnPackage('Couchdb', splitOutSuffixes(words, new Set(['logform'])))).toBe(false);
   });
 });
 
@@ -889,7 +896,7 @@ describe('docsDriftDetector', () => {
           'lib/transports/console.js': transport('Console'),
         },
       },
-      { message: 'docs', files: { 'README.md': '# logkit\n\nTransports: `Console`, `Couchdb` and `Redis`.\n', 'docs/transports.md': '# Transports\n\nFor CouchDB, install `logkit-couchdb`.\n' } },
+      { message: 'docs', files: { 'README.md': '# logkit\n\nTransports: `Console`, `Couchdb` and `Redis`.\n', 'docs/transports.md': '# Transports\n\nFor CouchDB: `npm install logkit-couchdb`. The `logkit-redis` directive sets Redis options.\n' } },
       { message: 'Move the Couchdb and Redis transports out of core', files: { 'lib/transports/couchdb.js': null, 'lib/transports/redis.js': null } },
     ]);
     const { candidates } = await detect(dir, true);
@@ -907,7 +914,7 @@ describe('docsDriftDetector', () => {
           'src/core/provider.ts': 'export function createProvider(initialValues: unknown[]) {\n  return initialValues;\n}\nexport const keep = 1;\n',
         },
       },
-      { message: 'docs', files: { 'docs/xstate.md': 'Install `atomkit-xstate`.\n\nCall `atomWithMachine` with a `getMachine` function.\n', 'docs/provider.md': 'Pass `initialValues` to `createProvider`.\n' } },
+      { message: 'docs', files: { 'docs/xstate.md': "Install it:\n\n```sh\nnpm install atomkit-xstate xstate\n```\n\nCall `atomWithMachine` with a `getMachine` function.\n", 'docs/provider.md': 'Pass `initialValues` to `createProvider`.\n' } },
       { message: 'Move xstate out to atomkit-xstate; drop the provider', files: { 'src/xstate/atomWithMachine.ts': null, 'src/core/provider.ts': 'export const keep = 1;\n' } },
     ]);
     const { candidates } = await detect(dir, true);

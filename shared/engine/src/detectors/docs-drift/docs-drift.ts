@@ -77,13 +77,14 @@ export const docsDriftDetector: Detector = {
     }
     const repo = repoFacts(view, needles, flagNeedles, programs);
     const splitOut = splitOutSuffixes(packageWords, repo.ownModules());
+    const folderExists = (folder: string): boolean => view.paths().some((p) => p.startsWith(`${folder}/`));
     for (const [doc, groups] of mentions) {
       // A name the doc itself imports from another project (`from django.db.models.signals import
       // post_save` in its example) is that project's; so is one the project moved out into a package
       // its docs name (`winston-couchdb`).
       const imports = importsOf.get(doc) ?? [];
       const othersName = (g: MentionGroup): boolean =>
-        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, undefined, splitOut));
+        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, splitOut));
       const kept = ownDotted(groups, repo).filter((g) => !othersName(g) && !underSiteRoot(view, doc, g));
       mentions.set(doc, kept);
       for (const g of kept) {
@@ -119,7 +120,7 @@ export const docsDriftDetector: Detector = {
       if (found === null) break;
       // A name removed from a file or folder named like a package the docs name (`src/xstate/` and
       // `jotai-xstate`) moved out into that package.
-      findings.push(...found.filter((f) => !(f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, f.removal.file, splitOut))));
+      findings.push(...found.filter((f) => !(f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, splitOut, { file: f.removal.file, folderExists }))));
       covered.push(doc);
     }
     return { candidates: cardsByCommit(view, findings, cardOn), covered };

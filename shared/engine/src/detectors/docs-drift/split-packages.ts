@@ -6,12 +6,33 @@
  */
 import { normalModule } from './imports';
 
+/** An install command's arguments: npm, yarn, pnpm, bun, pip, uv, poetry, cargo, go. */
+const INSTALL = /\b(?:npm\s+(?:install|i|add)|yarn\s+(?:global\s+)?add|pnpm\s+(?:add|install|i)|bun\s+add|pip3?\s+install|uv\s+(?:add|pip\s+install)|poetry\s+add|cargo\s+(?:add|install)|go\s+(?:get|install))((?:[ \t]+[^\s`'"<>|&;]+)+)/g;
+/** Where a package's own page or repository is: the last part names the package. */
+const PACKAGE_URL = /\b(?:github\.com|gitlab\.com|codeberg\.org)\/[\w.-]+\/([\w.-]+)|\b(?:npmjs\.com\/package|crates\.io\/crates|pypi\.org\/project|docs\.rs|lib\.rs\/crates)\/((?:@[\w.-]+\/)?[\w.-]+)/g;
+/** A module an example imports: `from 'x'`, `require('x')`, `import 'x'`. */
+const IMPORTED = /\b(?:from|require\(|import)\s*['"]([^'"./][^'"]*)['"]/g;
+
 /**
- * Adds the hyphenated package-like words of a doc (`winston-couchdb`, `tokio-util`), as `normalModule`
- * spells them. A word followed by a file extension (`pnpm-workspace.yaml`) names a file, not a package.
+ * Adds the packages a doc names where only a package goes (an install command, an import, a package
+ * page or repository address), as `normalModule` spells them without an npm scope, a version or a Go
+ * module's path: `npm install winston-couchdb`, `from 'jotai-xstate'`,
+ * `https://github.com/winstonjs/winston-redis`. A word merely spelled like one (rustfmt's
+ * `rustfmt-config` directive) is not a package.
  */
 export function collectPackageWords(text: string, into: Set<string>): void {
-  for (const [word] of text.matchAll(/(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-]|\.[a-z])/g)) into.add(normalModule(word));
+  const add = (raw: string): void => {
+    const name = raw
+      .replace(/^@[^/]+\//, '')
+      .replace(/(?:@|==|>=|~=|\^).*$/, '')
+      .replace(/\.git$/, '')
+      .split('/')
+      .pop();
+    if (name !== undefined && /^[A-Za-z][\w.-]*$/.test(name)) into.add(normalModule(name));
+  };
+  for (const m of text.matchAll(INSTALL)) for (const arg of (m[1] ?? '').trim().split(/\s+/)) if (!arg.startsWith('-')) add(arg);
+  for (const m of text.matchAll(PACKAGE_URL)) add(m[1] ?? m[2] ?? '');
+  for (const m of text.matchAll(IMPORTED)) add((m[1] ?? '').replace(/^(@[^/]+\/)?([^/]+).*$/, '$1$2'));
 }
 
 /**
@@ -30,18 +51,16 @@ export function splitOutSuffixes(words: ReadonlySet<string>, own: ReadonlySet<st
 
 /**
  * Whether a name was moved out into one of those packages: its last segment is the package's suffix
- * (`Couchdb` → `winston-couchdb`, `DailyRotateFile` → `winston-daily-rotate-file`), or the file it was
- * removed from, or that file's folder, is named like it (`src/xstate/atomWithMachine.ts` → `jotai-xstate`).
+ * (`Couchdb` → `winston-couchdb`, `DailyRotateFile` → `winston-daily-rotate-file`), or it was removed
+ * from a folder named like one that the project no longer has (`src/xstate/atomWithMachine.ts` →
+ * `jotai-xstate`). A folder that is still there (`src/config/` beside a `rustfmt-config`) was not moved out.
  */
-export function movedToOwnPackage(name: string, removedFrom: string | undefined, suffixes: ReadonlySet<string>): boolean {
+export function movedToOwnPackage(name: string, suffixes: ReadonlySet<string>, removedFrom?: { file: string; folderExists(folder: string): boolean }): boolean {
   if (suffixes.size === 0) return false;
   const leaf = name.split(/[.:#]/).filter((s) => s.length > 0).pop() ?? '';
-  const forms = leaf.length < 3 ? [] : [normalModule(leaf), normalModule(leaf.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))];
-  if (removedFrom !== undefined) {
-    const segments = removedFrom.split('/');
-    const base = (segments.pop() ?? '').replace(/\.[^.]*$/, '');
-    forms.push(normalModule(base));
-    if (segments.length > 0) forms.push(normalModule(segments[segments.length - 1] ?? ''));
-  }
-  return forms.some((f) => f.length >= 3 && suffixes.has(f));
+  if (leaf.length >= 3 && (suffixes.has(normalModule(leaf)) || suffixes.has(normalModule(leaf.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))))) return true;
+  if (removedFrom === undefined) return false;
+  const folder = removedFrom.file.split('/').slice(0, -1);
+  const last = folder[folder.length - 1];
+  return last !== undefined && last.length >= 3 && suffixes.has(normalModule(last)) && !removedFrom.folderExists(folder.join('/'));
 }
