@@ -72,10 +72,10 @@ export interface GitHistory {
   /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /**
-   * The commit that last changed each of `lines` (1-based) of an in-scope `path` as committed at HEAD,
-   * whitespace changes ignored; empty when the file is out of scope or git cannot say.
+   * The commit that last changed each of `lines` (1-based; `'all'`: every line) of an in-scope `path`
+   * as committed at HEAD, whitespace changes ignored; empty when the file is out of scope or git cannot say.
    */
-  blame(path: string, lines: readonly number[]): Promise<Map<number, string>>;
+  blame(path: string, lines: readonly number[] | 'all'): Promise<Map<number, string>>;
   /** The newest commits' touches and removed words, read once (see history-index.ts); empty without commits. */
   history(): Promise<HistoryIndex>;
 }
@@ -180,8 +180,8 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
     },
 
     async blame(path, lines) {
-      const wanted = [...new Set(lines)].filter((l) => Number.isInteger(l) && l > 0).slice(0, BLAME_RANGES);
-      if (!inScope(path) || wanted.length === 0) return new Map();
+      const wanted = lines === 'all' ? [] : [...new Set(lines)].filter((l) => Number.isInteger(l) && l > 0).slice(0, BLAME_RANGES);
+      if (!inScope(path) || (lines !== 'all' && wanted.length === 0)) return new Map();
       // No textconv (it runs the user's programs); HEAD, so the working tree is never read or refreshed.
       // Without a HEAD (or with a line past the file's end) git fails: nothing is known.
       const out = await tryGit(root, ['blame', '--porcelain', '-w', '--no-textconv', ...wanted.flatMap((l) => ['-L', `${l},${l}`]), 'HEAD', '--', path]);
@@ -191,8 +191,8 @@ export function gitHistory(root: string, policy: ScopePolicy, indexedText: (path
   };
 }
 
-/** Lines blamed in one call at most (a doc's mentions of one thing). */
-const BLAME_RANGES = 50;
+/** Lines blamed in one call at most (a doc's mentions); more are blamed as a whole file. */
+export const BLAME_RANGES = 50;
 
 /** Final line → commit, from `git blame --porcelain` (a header `<sha> <orig> <final>[ <count>]` per line). */
 export function parseBlame(text: string): Map<number, string> {

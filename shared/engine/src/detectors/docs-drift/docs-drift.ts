@@ -75,7 +75,7 @@ export const docsDriftDetector: Detector = {
       );
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
-    const repo = repoFacts(view, needles, flagNeedles, programs);
+    const repo = repoFacts(view, needles, flagNeedles, programs, (doc) => (mentions.get(doc) ?? []).flatMap((g) => g.sites.map((site) => site.line)));
     const splitOut = splitOutSuffixes(packageWords, repo.ownModules());
     const folderExists = (folder: string): boolean => view.paths().some((p) => p.startsWith(`${folder}/`));
     for (const [doc, groups] of mentions) {

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { redactText } from '@sous/protocol';
 import type { RepositoryView } from '../../view/repository-view';
-import type { CommitRef, FileDiff } from '../../view/git-history';
+import { BLAME_RANGES, type CommitRef, type FileDiff } from '../../view/git-history';
 import { NO_REMOVALS, codePathspecs, type RemovalIndex } from '../../view/history-index';
 import { isProjectSource } from '../../view/file-roles';
 import { isDocFile, type Mention, type MentionKind } from './mentions';
@@ -16,6 +16,10 @@ import { importedFromElsewhere, importLines, normalModule } from './imports';
 
 /** Newest removing commits looked at per mention. */
 const PICKAXE_LIMIT = 10;
+/** Commit diffs kept in memory per cycle (see commitDiff in repoFacts). */
+const DIFFS_KEPT = 16;
+/** Docs as a commit left them, kept in memory per cycle (see docAt in repoFacts). */
+const DOCS_AT_KEPT = 64;
 /** Commit subjects are repository text: cut to a title's length. */
 const MAX_SUBJECT_CHARS = 72;
 
@@ -80,7 +84,17 @@ export interface RepoFacts {
   leftBehind(group: MentionGroup, doc: string, removal: Removal): Promise<MentionGroup | undefined>;
 }
 
-export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, flagNeedles: ReadonlySet<string> = new Set(), programs: ReadonlySet<string> = new Set()): RepoFacts {
+/**
+ * `siteLines`: every line of a doc that mentions something, so that the doc is blamed once for all of
+ * them, not once per mention (rclone's option pages: thousands of blames of one long-lived doc).
+ */
+export function repoFacts(
+  view: RepositoryView,
+  needles: ReadonlySet<string>,
+  flagNeedles: ReadonlySet<string> = new Set(),
+  programs: ReadonlySet<string> = new Set(),
+  siteLines: (doc: string) => readonly number[] = () => [],
+): RepoFacts {
   let removals: RemovalIndex = NO_REMOVALS;
   /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
@@ -143,7 +157,20 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
     }
     return hit;
   };
-  const commitDiff = (sha: string): Promise<FileDiff[]> => view.git.commitDiff(sha);
+  /**
+   * The last commits' diffs, read once: many mentions share a removing commit (a refactor that took
+   * out a hundred options), and a large diff read and parsed per mention cost minutes (rclone).
+   */
+  const diffs = new Map<string, Promise<FileDiff[]>>();
+  const commitDiff = (sha: string): Promise<FileDiff[]> => {
+    let found = diffs.get(sha);
+    if (found === undefined) {
+      found = view.git.commitDiff(sha);
+      if (diffs.size >= DIFFS_KEPT) diffs.delete(diffs.keys().next().value as string);
+    } else diffs.delete(sha); // most recently used last
+    diffs.set(sha, found);
+    return found;
+  };
   let own: ReadonlySet<string> | undefined;
   const ownModules = (): ReadonlySet<string> => (own ??= new Set([...programs, ...python().top].map(normalModule)));
   /** Per doc: whether it reads as committed at HEAD (else blame would misplace its lines). */
@@ -158,15 +185,32 @@ export function repoFacts(view: RepositoryView, needles: ReadonlySet<string>, fl
       atHead.set(doc, same);
     }
     if (!(await same)) return new Set(lines);
-    const known = blamed.get(doc) ?? new Map<number, string>();
-    blamed.set(doc, known);
+    let known = blamed.get(doc);
+    if (known === undefined) {
+      // The first question about a doc blames every line any of its mentions sits on, at once.
+      const all = [...new Set([...lines, ...siteLines(doc)])];
+      known = await view.git.blame(doc, all.length > BLAME_RANGES ? 'all' : all);
+      blamed.set(doc, known);
+    }
     const ask = lines.filter((l) => !known.has(l));
     if (ask.length > 0) for (const [line, by] of await view.git.blame(doc, ask)) known.set(line, by);
     return new Set(lines.filter((line) => known.get(line) !== sha));
   };
+  /** A doc's text as a commit left it (under its name then), read once per commit and doc: its names share removing commits. */
+  const docsAt = new Map<string, Promise<string | undefined>>();
+  const docAt = (sha: string, doc: string): Promise<string | undefined> => {
+    const key = `${sha}\0${doc}`;
+    let found = docsAt.get(key);
+    if (found === undefined) {
+      found = view.git.showAt(sha, doc).then(async (text) => text ?? view.git.showAt(sha, await view.git.nameAt(sha, doc)));
+      if (docsAt.size >= DOCS_AT_KEPT) docsAt.delete(docsAt.keys().next().value as string);
+      docsAt.set(key, found);
+    }
+    return found;
+  };
   /** Whether `doc`, as committed in `sha` (under its name then), names the group as it does now (any of its sites). */
   const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
-    const then = (await view.git.showAt(sha, doc)) ?? (await view.git.showAt(sha, await view.git.nameAt(sha, doc)));
+    const then = await docAt(sha, doc);
     return then !== undefined && group.sites.some((site) => containsBounded(then, site.raw, group.kind));
   };
   let modules: PythonModules | undefined;
@@ -430,9 +474,20 @@ export function newDependency(files: readonly FileDiff[]): string | undefined {
   return added.length > 0 ? `the commit added a dependency (${added.slice(0, 2).join(', ')}) that may provide it now` : undefined;
 }
 
+/** Per file of a diff, its removed lines (sign dropped): code only, and with comments; read once. */
+const removedOf = new WeakMap<FileDiff, { code: string[]; all: string[] }>();
+
 /** The removed lines of these files, sign dropped; comment lines only when asked for. */
 function removedLines(files: readonly FileDiff[], comments = false): string[] {
-  return files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('-') && (comments || !COMMENT_LINE.test(l.slice(1)))).map((l) => l.slice(1))));
+  return files.flatMap((f) => {
+    let lines = removedOf.get(f);
+    if (lines === undefined) {
+      const all = f.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('-')).map((l) => l.slice(1)));
+      lines = { all, code: all.filter((l) => !COMMENT_LINE.test(l)) };
+      removedOf.set(f, lines);
+    }
+    return comments ? lines.all : lines.code;
+  });
 }
 
 /**
@@ -455,9 +510,14 @@ export function declaresFlag(files: readonly FileDiff[], needle: string, program
   const tabled = new RegExp(`(?:\\b[Nn]ame\\s*[:=]\\s*["'\`]${n}["'\`]|["'\`]${n}["'\`]\\s*:)`);
   const listed = needle.includes('-') ? new RegExp(`^\\s*["'\`]${n}["'\`],?\\s*$`) : undefined;
   const usage = [...programs].map((p) => new RegExp(`(?<![\\w./-])${escapeRegExp(p)}\\b[^"'\`\\n]*?\\s--${n}(?![\\w-])`));
-  const fields = [...new Set([needle.replace(/-/g, '_'), camel(needle)])].flatMap((form) => definitionShapes(form));
+  const forms = [...new Set([needle.replace(/-/g, '_'), camel(needle)])];
+  const fields = forms.flatMap((form) => definitionShapes(form));
+  // Each pattern holds the flag's name or a field's: a line without any of their longest words matches none.
+  const keys = [...new Set([needle, ...forms].map(longestWord))].filter((k) => k !== '');
   return removedLines(files).some(
-    (l) => alone.test(l) || (quoted.test(l) && FLAG_API.test(l)) || tabled.test(l) || listed?.test(l) === true || usage.some((re) => re.test(l)) || fields.some((re) => re.test(l)),
+    (l) =>
+      (keys.length === 0 || keys.some((k) => l.includes(k))) &&
+      (alone.test(l) || (quoted.test(l) && FLAG_API.test(l)) || tabled.test(l) || listed?.test(l) === true || usage.some((re) => re.test(l)) || fields.some((re) => re.test(l))),
   );
 }
 
@@ -684,9 +744,29 @@ const COMMENT_LINE = /^\s*(?:\/\/|\/\*|\*(?:\s|\/|$)|#(?:\s|#|$)|<!--)/;
 export function netRemovals(files: readonly FileDiff[], needle: string, kind: MentionKind): FileDiff[] {
   const re = kind === 'flag' ? flagUseRegExp(needle) : boundedRegExp(needle, kind, 'g');
   const forms = needleForms(kind, kind === 'flag' ? `--${needle}` : needle).map((form) => boundedRegExp(form, 'identifier'));
-  const codeDrops = (f: FileDiff): boolean => removedLines([f]).some((l) => forms.some((w) => w.test(l)));
-  const count = (f: FileDiff, sign: string): number => {
+  // A name or variable that is one word is matched exactly where a line's words are that word: its
+  // uses are counted from each file's word counts, not by scanning its lines once per name.
+  // Words, and words joined by hyphens, are counted once per file (wordsOf), so a needle of that
+  // shape is looked up, not searched for line by line: a refactor's diff holds hundreds of the
+  // docs' names (rclone's backend options), and scanning it once per name took minutes.
+  const WORDS = /^[\w$]+(?:-[\w$]+)*$/;
+  const wordForms = needleForms(kind, kind === 'flag' ? `--${needle}` : needle).filter((w, i, all) => all.indexOf(w) === i);
+  const byWords = wordForms.every((w) => WORDS.test(w) && w.split('-').length <= 6);
+  const codeDrops = (f: FileDiff): boolean =>
+    byWords ? wordForms.some((w) => (wordsOf(f, '-').words.get(w)?.code ?? 0) > 0) : removedLines([f]).some((l) => forms.some((w) => w.test(l)));
+  // Identifiers and variables are bounded by word characters: exactly the word's count. Flags are
+  // counted where used as one (`--name`, quoted).
+  const lookup = WORDS.test(needle) ? ((kind === 'identifier' || kind === 'env') && !needle.includes('-') ? 'words' : kind === 'flag' ? 'flags' : undefined) : undefined;
+  // Every use the patterns match holds the needle's longest word whole: a file whose lines of that
+  // sign lack it has none, and is not scanned line by line.
+  const key = longestWord(needle);
+  const count = (f: FileDiff, sign: '-' | '+'): number => {
+    if (key !== '' && !wordsOf(f, sign).words.has(key)) return 0;
     const comments = codeDrops(f);
+    if (lookup !== undefined) {
+      const n = wordsOf(f, sign)[lookup].get(needle);
+      return n === undefined ? 0 : comments ? n.all : n.code;
+    }
     return f.hunks.reduce(
       (n, h) => n + h.lines.filter((l) => l.startsWith(sign) && (comments || !COMMENT_LINE.test(l.slice(1)))).reduce((k, l) => k + (l.slice(1).match(re)?.length ?? 0), 0),
       0,
@@ -703,6 +783,58 @@ export function netRemovals(files: readonly FileDiff[], needle: string, kind: Me
     .filter((x) => x.removed > 0)
     .sort((a, b) => defines(b.f) - defines(a.f) || b.removed - a.removed)
     .map((x) => x.f);
+}
+
+/** The longest run of word characters (`[\w$]`) in `text`; empty when it has none. */
+function longestWord(text: string): string {
+  return (text.match(/[\w$]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+}
+
+/** How often a word occurs in a file's removed (or added) lines: in code lines, and in all lines. */
+interface WordCount {
+  code: number;
+  all: number;
+}
+
+/** A file's words of one sign: each word and hyphenated run, and each name used as a flag. */
+interface DiffWords {
+  /** `[\w$]+` words, and every run of them joined by hyphens (`dry-run` in `--dry-run-mode` too). */
+  words: Map<string, WordCount>;
+  /** Names used as a flag (`--name`, `"name"`, `'name'`), counted as `flagUseRegExp` matches them. */
+  flags: Map<string, WordCount>;
+}
+
+/** Per file of a diff, the words of its removed and of its added lines, counted once. */
+const diffWords = new WeakMap<FileDiff, { '-': DiffWords; '+': DiffWords }>();
+
+function bump(into: Map<string, WordCount>, word: string, code: boolean): void {
+  const n = into.get(word) ?? { code: 0, all: 0 };
+  n.all++;
+  if (code) n.code++;
+  into.set(word, n);
+}
+
+function wordsOf(file: FileDiff, sign: '-' | '+'): DiffWords {
+  let counted = diffWords.get(file);
+  if (counted === undefined) {
+    counted = { '-': { words: new Map(), flags: new Map() }, '+': { words: new Map(), flags: new Map() } };
+    for (const h of file.hunks) {
+      for (const l of h.lines) {
+        const into = l.startsWith('-') ? counted['-'] : l.startsWith('+') ? counted['+'] : undefined;
+        if (into === undefined) continue;
+        const line = l.slice(1);
+        const code = !COMMENT_LINE.test(line);
+        for (const [run] of line.matchAll(/[\w$]+(?:-[\w$]+)*/g)) {
+          const parts = run.split('-');
+          // Every stretch of the run's words: `a-b-c` holds `a`, `b`, `c`, `a-b`, `b-c`, `a-b-c`.
+          for (let i = 0; i < parts.length; i++) for (let j = i + 1; j <= parts.length && j - i <= 6; j++) bump(into.words, parts.slice(i, j).join('-'), code);
+        }
+        for (const m of line.matchAll(/(?:--|["'`])([\w$]+(?:-[\w$]+)*)(?![\w$-])/g)) bump(into.flags, m[1] ?? '', code);
+      }
+    }
+    diffWords.set(file, counted);
+  }
+  return counted[sign];
 }
 
 /**
