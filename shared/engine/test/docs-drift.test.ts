@@ -952,6 +952,21 @@ describe('docsDriftDetector', () => {
     expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
   });
 
+  it('gates moved and deleted files apart: with `removed_path` off (the default) a moved file keeps its card and patch, a deleted one has none', async () => {
+    const dir = repoWith([
+      { message: 'parser, lexer', files: { 'src/parser.ts': 'export const parse = 1;\n', 'src/lexer.ts': 'export const lex = 1;\n' } },
+      { message: 'docs', files: { 'docs/guide.md': 'The [parser](../src/parser.ts) reads input.\n', 'docs/lexer.md': 'The [lexer](../src/lexer.ts) splits it.\n' } },
+      { message: 'Move the parser', mv: ['src/parser.ts', 'src/parse/parser.ts'] },
+      { message: 'Drop the lexer', files: { 'src/lexer.ts': null } },
+    ]);
+    const off = new Set(['docs_drift.removed_path']);
+    expect((await detect(dir, false, off)).candidates.map((c) => c.detector)).toEqual(['docs_drift.moved_path', 'docs_drift.rename_diff']);
+    expect((await detect(dir)).candidates.map((c) => c.detector).sort()).toEqual(['docs_drift.moved_path', 'docs_drift.removed_path', 'docs_drift.rename_diff']);
+    // With moved files off, only the deleted one's card (the cycle drops the patches of a detector that is off).
+    const movedOff = (await detect(dir, false, new Set(['docs_drift.moved_path', 'docs_drift.rename_diff']))).candidates;
+    expect(movedOff.filter((c) => c.kind === 'docs_drift').map((c) => c.detector)).toEqual(['docs_drift.removed_path']);
+  });
+
   it("reads a link from a docs site's root under the doc's folders (a docsify site served from docs/)", async () => {
     const dir = repoWith([
       { message: 'api docs', files: { 'docs/api/Client.md': '# Client\n', 'src/index.js': 'module.exports = {};\n' } },
