@@ -161,16 +161,7 @@ export function repoFacts(
    * The last commits' diffs, read once: many mentions share a removing commit (a refactor that took
    * out a hundred options), and a large diff read and parsed per mention cost minutes (rclone).
    */
-  const diffs = new Map<string, Promise<FileDiff[]>>();
-  const commitDiff = (sha: string): Promise<FileDiff[]> => {
-    let found = diffs.get(sha);
-    if (found === undefined) {
-      found = view.git.commitDiff(sha);
-      if (diffs.size >= DIFFS_KEPT) diffs.delete(diffs.keys().next().value as string);
-    } else diffs.delete(sha); // most recently used last
-    diffs.set(sha, found);
-    return found;
-  };
+  const commitDiff = lastUsed(DIFFS_KEPT, (sha: string) => view.git.commitDiff(sha));
   let own: ReadonlySet<string> | undefined;
   const ownModules = (): ReadonlySet<string> => (own ??= new Set([...programs, ...python().top].map(normalModule)));
   /** Per doc: whether it reads as committed at HEAD (else blame would misplace its lines). */
@@ -197,17 +188,11 @@ export function repoFacts(
     return new Set(lines.filter((line) => known.get(line) !== sha));
   };
   /** A doc's text as a commit left it (under its name then), read once per commit and doc: its names share removing commits. */
-  const docsAt = new Map<string, Promise<string | undefined>>();
-  const docAt = (sha: string, doc: string): Promise<string | undefined> => {
-    const key = `${sha}\0${doc}`;
-    let found = docsAt.get(key);
-    if (found === undefined) {
-      found = view.git.showAt(sha, doc).then(async (text) => text ?? view.git.showAt(sha, await view.git.nameAt(sha, doc)));
-      if (docsAt.size >= DOCS_AT_KEPT) docsAt.delete(docsAt.keys().next().value as string);
-      docsAt.set(key, found);
-    }
-    return found;
-  };
+  const docAtKey = lastUsed(DOCS_AT_KEPT, (key: string) => {
+    const [sha = '', doc = ''] = key.split('\0');
+    return view.git.showAt(sha, doc).then(async (text) => text ?? view.git.showAt(sha, await view.git.nameAt(sha, doc)));
+  });
+  const docAt = (sha: string, doc: string): Promise<string | undefined> => docAtKey(`${sha}\0${doc}`);
   /** Whether `doc`, as committed in `sha` (under its name then), names the group as it does now (any of its sites). */
   const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
     const then = await docAt(sha, doc);
@@ -783,6 +768,18 @@ export function netRemovals(files: readonly FileDiff[], needle: string, kind: Me
     .filter((x) => x.removed > 0)
     .sort((a, b) => defines(b.f) - defines(a.f) || b.removed - a.removed)
     .map((x) => x.f);
+}
+
+/** `load`, remembering the answers for the `limit` keys asked for last (a read per key, not per question). */
+function lastUsed<T>(limit: number, load: (key: string) => T): (key: string) => T {
+  const kept = new Map<string, T>();
+  return (key) => {
+    const found = kept.has(key) ? (kept.get(key) as T) : load(key);
+    kept.delete(key); // most recently used last
+    kept.set(key, found);
+    if (kept.size > limit) kept.delete(kept.keys().next().value as string);
+    return found;
+  };
 }
 
 /** The longest run of word characters (`[\w$]`) in `text`; empty when it has none. */
