@@ -7,7 +7,7 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
-import { exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
+import { docSnapshots, exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isUserDoc } from '../src/view/file-roles';
@@ -535,6 +535,18 @@ describe('docsDriftDetector', () => {
     expect(candidates.filter((c) => c.kind === 'virtual_diff')).toEqual([]);
   });
 
+  it("holds back a deleted entry file every project has (`src/index.ts`) when the doc names it without a link: it may be the reader's", async () => {
+    // TypeDoc's option docs show `src/index.ts` as the reader's entry point; TypeDoc's own had just been bundled away.
+    const dir = repoWith([
+      { message: 'sources', files: { 'src/index.ts': 'export const run = (): number => 1;\n', 'scripts/build_site.ts': 'export const build = (): number => 2;\n', 'src/other.ts': 'export const keep = 3;\n' } },
+      { message: 'docs', files: { 'site/options/output.md': 'Given `src/index.ts` as the entry point, pages go to `docs/`.\n\nThe site is built by `scripts/build_site.ts`.\n' } },
+      { message: 'Bundle the sources', files: { 'src/index.ts': null, 'scripts/build_site.ts': null } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    const byStrength = (c: Candidate): string => `${c.strength < 0.5 ? 'indirect' : 'direct'} ${c.evidence.filter((e) => e.commit === undefined).map((e) => e.note).join(' ')}`;
+    expect(candidates.filter((c) => c.kind === 'docs_drift').map(byStrength)).toEqual(['direct mentions `scripts/build_site.ts`', 'indirect mentions `src/index.ts`']);
+  });
+
   it('follows a renamed flag and config key to patches', async () => {
     const doc = 'Pass `--dry-run` or set `compute.max_cycle_seconds`.\n';
     const dir = repoWith([
@@ -919,6 +931,59 @@ describe('docsDriftDetector', () => {
     ]);
     const { candidates } = await detect(dir, true);
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/provider.md|identifier|createProvider']);
+  });
+
+  it("never takes a name every mention of which links to another project's pages for the project's own", async () => {
+    // jotai's query docs link `initialData` to TanStack Query's guide; clippy's book links `core::iter::Step` to the standard library.
+    const dir = repoWith([
+      {
+        message: 'query atoms',
+        files: {
+          'package.json': '{ "name": "atomkit", "version": "1.0.0" }\n',
+          'src/query.ts': 'export function atomWithQuery() {\n  return 1;\n}\nexport function initialData() {\n  return 2;\n}\nexport function staleTime() {\n  return 3;\n}\nexport const keep = 1;\n',
+        },
+      },
+      {
+        message: 'docs',
+        files: {
+          'docs/query.md':
+            'Use [`initialData`](https://tanstack.com/query/v5/docs/guides/initial-query-data) for SSR.\n\nSee [the `staleTime` option][stale] too.\n\nOur own [`atomWithQuery`](https://atomkit.dev/docs/query) takes both.\n\n[stale]: https://tanstack.com/query/v5/docs/reference/useQuery\n',
+          'docs/options.md': 'Pass `staleTime` in milliseconds.\n',
+        },
+      },
+      { message: 'Drop the query atoms', files: { 'src/query.ts': 'export const keep = 1;\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    // Linked to its own site, or named without a link, it is still the project's name, and gone.
+    expect(candidates.flatMap(named).sort()).toEqual(['docs_drift.removed_name docs/options.md|identifier|staleTime', 'docs_drift.removed_name docs/query.md|identifier|atomWithQuery']);
+    const linked = extractMentions('docs/query.md', 'Use [`initialData`](https://tanstack.com/q) or `selectAtom`, see [`core::iter::Step`][step].\n\n[step]: https://doc.rust-lang.org/std/iter/trait.Step.html\n');
+    expect(linked.map((m) => `${m.value}:${m.href ?? '-'}`)).toEqual(['initialData:https://tanstack.com/q', 'selectAtom:-', 'Step:https://doc.rust-lang.org/std/iter/trait.Step.html']);
+    expect(ownAddress('https://docs.rs/leptos/latest/leptos/fn.batch.html', new Set(['leptos']))).toBe(true);
+    expect(ownAddress('https://www.chartjs.org/docs/latest/', new Set(['chart.js']))).toBe(true);
+    expect(ownAddress('https://tanstack.com/query', new Set(['jotai']))).toBe(false);
+  });
+
+  it("keeps a release's frozen copy of the docs (Docusaurus's `version-…` folders) to what it said at that release", async () => {
+    const i18n = 'website/i18n/ja/docusaurus-plugin-content-docs';
+    const dir = repoWith([
+      { message: 'components', files: { 'src/lib.rs': 'pub struct ComponentLink;\npub type ShouldRender = bool;\npub fn keep() {}\n' } },
+      {
+        message: 'docs and the 0.18 copy',
+        files: {
+          'website/docs/components.md': 'A component gets a `ComponentLink` and returns `ShouldRender`.\n',
+          [`${i18n}/current/components.md`]: 'コンポーネントは`ComponentLink`を受け取ります。\n',
+          [`${i18n}/version-0.18.0/components.md`]: 'コンポーネントは`ComponentLink`を受け取り、`ShouldRender`を返します。\n',
+        },
+      },
+      { message: 'Components v2', files: { 'src/lib.rs': 'pub type ShouldRender = bool;\npub fn keep() {}\n' } },
+      { message: 'Remove ShouldRender', files: { 'src/lib.rs': 'pub fn keep() {}\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    const docs = candidates.filter((c) => c.kind === 'docs_drift').flatMap((c) => c.evidence.filter((e) => e.commit === undefined).map((e) => e.path));
+    // The 0.18 copy, made before both removals, is right for 0.18; the live docs and translation are not.
+    expect([...new Set(docs)].sort()).toEqual(['website/docs/components.md', `${i18n}/current/components.md`]);
+    const snapshot = docSnapshots([`${i18n}/current/a.md`, `${i18n}/version-0.18.0/a.md`, `${i18n}/version-next/a.md`, 'docs/v1/a.md', 'docs/v2/a.md']);
+    expect([`${i18n}/version-0.18.0/a.md`, `${i18n}/version-next/a.md`, 'docs/v1/a.md', `${i18n}/current/a.md`].map(snapshot)).toEqual([true, false, false, false]);
   });
 
   it("takes the files a tutorial has its reader create for the reader's, unless it links them", async () => {

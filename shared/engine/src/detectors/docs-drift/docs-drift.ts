@@ -19,7 +19,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
+import { docSnapshots, exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
 import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from './split-packages';
@@ -38,16 +38,17 @@ export const docsDriftDetector: Detector = {
   kinds: ['docs_drift', 'virtual_diff'],
   async detect({ view, frontier, signal, isOff }: DetectorContext): Promise<DetectorResult> {
     // A kind whose cards are off (names, flags, variables, config keys by default) is not looked for,
-    // and so gets no patch either: renames' patches were wrong 2 times in 9 on repositories nobody
-    // tuned on (docs/benchmarks.md). Moves are the exception: a moved file's or module's patch (1 in
-    // 10) is made while patches are on, even with the module-path cards off.
+    // and so gets no patch either. Moves are the exception: a moved file's or module's patch is made
+    // while patches (`docs_drift.rename_diff`, off by default: 2 of 14 wrong, docs/benchmarks.md) are
+    // on, even with the module-path cards off.
     const detectorOn = (detector: string): boolean => isOff?.(detector) !== true;
     // A file or module that moved has cards of its own (`moved_path`), on or off apart from deleted
-    // ones (`removed_path`): judged on fresh sets 3-9, moved files were right 9 times in 9, deleted
-    // ones wrong 5 times in 28 (a reader's own `src/index.js`).
+    // ones (`removed_path`): judged on fresh sets 3-11, moved files were right 10 times in 10, deleted
+    // ones wrong 6 times in 37 (a reader's own `src/index.js`).
     const cardOn = (kind: MentionKind): boolean => detectorOn(`docs_drift.${RULE[kind]}`) || (moves(kind) && detectorOn(`docs_drift.moved_${kind}`));
     const wanted = (kind: MentionKind): boolean => cardOn(kind) || (moves(kind) && isOff?.('docs_drift.rename_diff') !== true);
     const older = olderVersionDocs(view.paths());
+    const snapshots = docSnapshots(view.paths());
     const docs = view
       .paths()
       .filter((p) => isProseDoc(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p))
@@ -87,8 +88,10 @@ export const docsDriftDetector: Detector = {
       // post_save` in its example) is that project's; so is one the project moved out into a package
       // its docs name (`winston-couchdb`).
       const imports = importsOf.get(doc) ?? [];
+      // So is one every mention of which links to another project's pages (`[`core::iter::Step`](https://doc.rust-lang.org/…)`).
       const othersName = (g: MentionGroup): boolean =>
-        g.kind === 'identifier' && ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, splitOut));
+        g.kind === 'identifier' &&
+        ((imports.length > 0 && importedFromElsewhere(imports, g.value, repo.ownModules())) || movedToOwnPackage(g.value, splitOut) || g.sites.every((s) => s.href !== undefined && !ownAddress(s.href, repo.ownModules())));
       const kept = ownDotted(groups, repo).filter((g) => !othersName(g) && !underSiteRoot(view, doc, g));
       mentions.set(doc, kept);
       for (const g of kept) {
@@ -120,7 +123,7 @@ export const docsDriftDetector: Detector = {
     const covered: string[] = [];
     for (const doc of docs) {
       if (signal.aborted) break;
-      const found = await examineDoc(view, repo, doc, mentions.get(doc) ?? [], signal);
+      const found = await examineDoc(view, repo, doc, mentions.get(doc) ?? [], snapshots(doc), signal);
       if (found === null) break;
       // A name removed from a file or folder named like a package the docs name (`src/xstate/` and
       // `jotai-xstate`) moved out into that package.
@@ -139,12 +142,12 @@ interface Finding {
 }
 
 /** Findings for one doc, or null when the cycle was cancelled before the doc was done. */
-async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, groups: readonly MentionGroup[], signal: AbortSignal): Promise<Finding[] | null> {
+async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, groups: readonly MentionGroup[], snapshot: boolean, signal: AbortSignal): Promise<Finding[] | null> {
   if (view.text(doc) === undefined) return [];
   const out: Finding[] = [];
   for (const group of groups.filter((g) => g.kind === 'module_path')) {
     if (signal.aborted) return null;
-    const found = await leftBehind(repo, doc, group, await orNone(repo.dottedRemoval(group, doc)));
+    const found = await leftBehind(repo, doc, group, await orNone(repo.dottedRemoval(group, doc)), snapshot);
     if (found !== undefined) out.push(found);
   }
   const missing = groups.filter((g) => g.kind !== 'module_path' && !repo.existsNow(g.kind, g.value));
@@ -158,7 +161,7 @@ async function examineDoc(view: RepositoryView, repo: RepoFacts, doc: string, gr
   });
   for (const group of plausible) {
     if (signal.aborted) return null;
-    const found = await leftBehind(repo, doc, group, await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc)));
+    const found = await leftBehind(repo, doc, group, await orNone(group.kind === 'path' ? repo.pathRemoval(group, doc) : repo.nameRemoval(group, doc)), snapshot);
     if (found !== undefined) out.push(found);
   }
   return out;
@@ -196,11 +199,11 @@ function underSiteRoot(view: RepositoryView, doc: string, g: MentionGroup): bool
  * The finding for a removal, with only the mentions it left behind (RepoFacts.leftBehind; all of
  * them when git cannot say); none without a removal or when no mention is left.
  */
-async function leftBehind(repo: RepoFacts, doc: string, group: MentionGroup, removal: Removal | undefined): Promise<Finding | undefined> {
+async function leftBehind(repo: RepoFacts, doc: string, group: MentionGroup, removal: Removal | undefined, snapshot: boolean): Promise<Finding | undefined> {
   if (removal === undefined) return undefined;
   let left: MentionGroup | undefined = group;
   try {
-    left = await repo.leftBehind(group, doc, removal);
+    left = await repo.leftBehind(group, doc, removal, snapshot);
   } catch {
     // a blame that failed outright: every mention counts
   }

@@ -81,7 +81,7 @@ export interface RepoFacts {
    * regenerated `--firewall` help). Undefined when no site is left; the group as is when git cannot
    * say (the doc has uncommitted edits, a blame failed).
    */
-  leftBehind(group: MentionGroup, doc: string, removal: Removal): Promise<MentionGroup | undefined>;
+  leftBehind(group: MentionGroup, doc: string, removal: Removal, snapshot?: boolean): Promise<MentionGroup | undefined>;
 }
 
 /**
@@ -186,6 +186,22 @@ export function repoFacts(
     const ask = lines.filter((l) => !known.has(l));
     if (ask.length > 0) for (const [line, by] of await view.git.blame(doc, ask)) known.set(line, by);
     return new Set(lines.filter((line) => known.get(line) !== sha));
+  };
+  /**
+   * Of `lines` of a release's frozen copy of the docs, those copied or written after the commit `sha`
+   * (the copy was stale when made); a line older than the removal is right for its release. Unknown
+   * lines are kept only when git cannot say at all.
+   */
+  const writtenAfter = async (doc: string, lines: readonly number[], sha: string): Promise<Set<number>> => {
+    const unknown = await notWrittenBy(doc, lines, sha);
+    const known = blamed.get(doc);
+    if (known === undefined) return unknown;
+    const out = new Set<number>();
+    for (const line of unknown) {
+      const by = known.get(line);
+      if (by !== undefined && (await view.git.isAncestor(sha, by))) out.add(line);
+    }
+    return out;
   };
   /** A doc's text as a commit left it (under its name then), read once per commit and doc: its names share removing commits. */
   const docAtKey = lastUsed(DOCS_AT_KEPT, (key: string) => {
@@ -296,8 +312,9 @@ export function repoFacts(
     },
     isOwnDotted: (value) => python().top.has(value.split('.')[0] ?? ''),
     ownModules,
-    async leftBehind(group, doc, removal) {
-      const lines = await notWrittenBy(doc, [...new Set(group.sites.map((s) => s.line))], removal.commit.sha);
+    async leftBehind(group, doc, removal, snapshot = false) {
+      const asked = [...new Set(group.sites.map((s) => s.line))];
+      const lines = snapshot ? await writtenAfter(doc, asked, removal.commit.sha) : await notWrittenBy(doc, asked, removal.commit.sha);
       const kept = group.sites.filter((s) => lines.has(s.line));
       if (kept.length === 0) return undefined;
       return kept.length === group.sites.length ? group : { ...group, sites: kept };
@@ -394,15 +411,19 @@ const MODIFIERS = '(?:(?:export|default|pub(?:\\([^)]*\\))?|public|private|prote
 /** Source files of a program (scripts, modules, tests), outside dot-folders and not named config. */
 const PROGRAM_FILE = /\.(?:py|pyi|js|mjs|cjs|ts|mts|cts|jsx|tsx|go|rs|rb|sh|bash|zsh|ps1|php|java|kt|c|h|cc|cpp|hpp|cs|swift|lua|pl)$/;
 
+/** The entry file every project of its kind has (`src/index.ts`, `main.go`, `src/lib.rs`, `app.py`). */
+const ENTRY_FILE = /^(?:src\/)?(?:index|main|app|lib)\.[a-z]+$/;
+
 /**
  * Whether a deleted file named in prose is the project's own program file (`scripts/format-imports.sh`,
  * `tests/typing_example.py`): a contributor guide pointing at it is stale. A path under a dot-folder
- * or named `config` (`docs/.vitepress/config.ts`, `.changeset/pre.json`) is as often the user's own.
+ * or named `config` (`docs/.vitepress/config.ts`, `.changeset/pre.json`) is as often the user's own,
+ * and so is an entry file every project has (TypeDoc's option docs show the reader's `src/index.ts`).
  */
 function isProgramFile(file: string): boolean {
   const parts = file.split('/');
   const name = parts[parts.length - 1] ?? '';
-  return PROGRAM_FILE.test(name) && !parts.some((p) => p.startsWith('.')) && !/^config\./i.test(name) && !isSettingsFile(file);
+  return PROGRAM_FILE.test(name) && !parts.some((p) => p.startsWith('.')) && !/^config\./i.test(name) && !isSettingsFile(file) && !ENTRY_FILE.test(file);
 }
 
 /**

@@ -29,6 +29,11 @@ export interface Mention {
   column: number;
   /** A link's target (`[text](path)`, an image, a reST link): the doc renders it as a link that breaks. */
   link?: true;
+  /**
+   * A name written as (or inside) the text of a link to a web address (`[`initialData`](https://tanstack.com/…)`):
+   * that address. Whether the address is the project's own is known only once its modules are.
+   */
+  href?: string;
 }
 
 /** Extensions of prose files; `.md`/`.mdx` are also recognised by the index's `markdown` language. */
@@ -157,6 +162,24 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
 }
 
 /**
+ * Docusaurus's frozen copies of a translation at a release: a numbered `version-…` folder beside the
+ * translation's `current` folder (`versioned_docs/` itself is history, see isHistoryDoc). Such a copy
+ * documents its release: a name removed after the copy was made is still right there. Returns a
+ * predicate over paths.
+ */
+export function docSnapshots(paths: readonly string[]): (filePath: string) => boolean {
+  const withCurrent = new Set<string>(); // folders that hold a `current` folder
+  for (const p of paths) {
+    const i = p.split('/').indexOf('current');
+    if (i > 0) withCurrent.add(p.split('/').slice(0, i).join('/'));
+  }
+  return (filePath) => {
+    const segments = filePath.split('/');
+    return segments.slice(0, -1).some((segment, i) => /^version[-_]/i.test(segment) && VERSION_FOLDER.test(segment) && withCurrent.has(segments.slice(0, i).join('/')));
+  };
+}
+
+/**
  * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",
  * "no longer", "legacy", "before v0.34": its names are history, not drift.
  */
@@ -231,17 +254,18 @@ const UNDERLINE = /^([=\-~^"'`#*+])\1+\s*$/;
 export function extractMentions(docPath: string, text: string, programs: ReadonlySet<string> = new Set()): Mention[] {
   const out: Mention[] = [];
   const seen = new Set<string>();
-  const add = (kind: MentionKind, value: string, raw: string, line: number, column: number, link = false): void => {
+  const add = (kind: MentionKind, value: string, raw: string, line: number, column: number, link = false, href?: string): void => {
     const key = `${kind}|${value}|${line}|${column}`;
     if (seen.has(key) || (kind === 'env' && SYSTEM_ENV.has(value))) return;
     seen.add(key);
-    out.push({ kind, value, raw, line, column, ...(link ? { link: true as const } : {}) });
+    out.push({ kind, value, raw, line, column, ...(link ? { link: true as const } : {}), ...(href !== undefined ? { href } : {}) });
   };
   let fence: string | null = null;
   let blockCommand = ''; // the command of the example's last `$ ` prompt
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   // reStructuredText: underline levels in order of first use; markdown's setext: `=` is 1, `-` is 2.
   const rst = docPath.toLowerCase().endsWith('.rst');
+  const references = rst ? new Map<string, string>() : referenceTargets(lines);
   const underlineLevels: string[] = rst ? [] : ['=', '-'];
   let historyLevel: number | null = null; // inside a history section of this level
   lines.forEach((line, index) => {
@@ -269,10 +293,12 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
     const comment = fence === null ? null : FENCED_COMMENT.exec(line);
     const prose = fence === null ? line : (comment?.[1] ?? '');
     const at = comment === null ? 0 : comment.index + comment[0].length - prose.length;
+    const webLinks = fence === null ? webLinkTexts(line, references) : [];
     for (const m of prose.matchAll(CODE_SPAN)) {
       const content = m[2] ?? '';
       const start = at + (m.index ?? 0) + (m[1] ?? '').length;
-      for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset);
+      const href = webLinks.find((l) => start >= l.from && start < l.to)?.href;
+      for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset, false, href);
     }
     if (fence === null) {
       for (const target of linkTargets(line)) {
@@ -410,6 +436,46 @@ function linkTargets(line: string): Array<{ raw: string; column: number }> {
   if (ref) push(ref[0], ref.index, ref[1], ref[0].indexOf(']:'));
   for (const m of line.matchAll(RST_LINK)) push(m[0], m.index ?? 0, m[1], m[0].lastIndexOf('<'));
   return out;
+}
+
+const WEB_ADDRESS = /^https?:\/\//i;
+// `[text](https://…)`, `[text][label]` and `[text]` (a label defined elsewhere in the doc); the text may hold code spans.
+const LINK_TEXT = /\[((?:[^\[\]]|\[[^\]]*\])*)\](?:\(\s*<?([^)\s>]+)>?[^)]*\)|\[([^\]]*)\])?/g;
+
+/** A markdown doc's reference definitions (`[label]: https://…`), label lowercased → address. */
+function referenceTargets(lines: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of lines) {
+    const m = /^\s{0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?/.exec(line);
+    if (m !== null) out.set((m[1] ?? '').toLowerCase(), m[2] ?? '');
+  }
+  return out;
+}
+
+/** Where a line's link texts sit (columns `from`..`to`) when the link goes to a web address. */
+function webLinkTexts(line: string, references: ReadonlyMap<string, string>): Array<{ from: number; to: number; href: string }> {
+  const out: Array<{ from: number; to: number; href: string }> = [];
+  for (const m of line.matchAll(LINK_TEXT)) {
+    const text = m[1] ?? '';
+    const at = m.index ?? 0;
+    if (line[at + m[0].length] === ':' && m[2] === undefined && m[3] === undefined) continue; // a definition, not a link
+    const href = m[2] ?? references.get((m[3] === undefined || m[3] === '' ? text : m[3]).toLowerCase());
+    if (href !== undefined && WEB_ADDRESS.test(href)) out.push({ from: at + 1, to: at + 1 + text.length, href });
+  }
+  return out;
+}
+
+/**
+ * Whether a web address is the project's own (its docs site, its crate's or package's page, its
+ * repository): it names one of the project's modules or commands (`docs.rs/leptos/…`,
+ * `pkg.go.dev/github.com/vektra/mockery/…`, `leafletjs.com`). Unknown modules: assumed its own.
+ */
+export function ownAddress(href: string, own: ReadonlySet<string>): boolean {
+  const squash = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const names = [...own].map(squash).filter((m) => m.length >= 3);
+  if (names.length === 0) return true;
+  const address = squash(href);
+  return names.some((m) => address.includes(m));
 }
 
 /**
