@@ -27,7 +27,7 @@ const KINDS = ['review_note', 'bug_hypothesis', 'docs_drift', 'virtual_diff', 'r
 /**
  * A repository whose guide still names `parseConfig` and links src/defaults.ts after a later commit
  * renamed the one to `loadConfig` and moved the other: a docs_drift card for the moved file (name
- * cards are off by default) and a patch for both.
+ * cards and patches are off by default).
  */
 function makeDriftRepo(): string {
   const repo = makeGitRepo();
@@ -65,7 +65,10 @@ describe('sous prepare', () => {
       expect(drift!.evidence.some((e) => e.commit === rename)).toBe(true);
       expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|path$/); // one card per removing commit and kind of mention
       expect(drift!.title).toContain('src/defaults.ts');
+      expect(drift!.title).toContain('moved to `src/config-defaults.ts`');
       expect(drift!.actions).toEqual(expect.arrayContaining(['inspect', 'export']));
+      // Patches are off by default (docs_drift.rename_diff): the card says where the file went, no patch is offered.
+      expect(items.filter((i) => i.kind === 'virtual_diff')).toEqual([]);
       expect(res.json.cycle.landed).toBeGreaterThanOrEqual(1);
 
       // Nothing changed: the next run keeps the same cards and lands none.

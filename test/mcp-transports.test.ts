@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CLI, embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
+import { patchesOn } from './support/prepared-work';
 import { until } from './support/wait';
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -38,6 +39,7 @@ describe('sous mcp transports', () => {
     writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string) {\n  return JSON.parse(text);\n}\n');
     git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
     git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
+    patchesOn(repo); // the dashboard is awaited until it lists the move's patch
   });
 
   afterAll(async () => {
