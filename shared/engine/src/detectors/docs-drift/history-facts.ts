@@ -518,11 +518,16 @@ export function declaresFlag(files: readonly FileDiff[], needle: string, program
   const usage = [...programs].map((p) => new RegExp(`(?<![\\w./-])${escapeRegExp(p)}\\b[^"'\`\\n]*?\\s--${n}(?![\\w-])`));
   const forms = [...new Set([needle.replace(/-/g, '_'), camel(needle)])];
   const fields = forms.flatMap((form) => definitionShapes(form));
-  // Each pattern holds the flag's name or a field's: a line without any of their longest words matches none.
-  const keys = [...new Set([needle, ...forms].map(longestWord))].filter((k) => k !== '');
-  return removedLines(files).some(
+  // Each pattern holds the flag's name or a field's whole: a line without any of them matches none, and
+  // a file whose removed lines never hold one (most of a release commit that regenerates a manual) is
+  // not read line by line. The word counts hold hyphenated runs of up to 6 words; longer names fall
+  // back to their longest word.
+  const names = [needle, ...forms];
+  const counted = needle.split('-').length <= 6 ? names : [...new Set(names.map(longestWord))].filter((k) => k !== '');
+  const holding = files.filter((f) => counted.some((k) => wordsOf(f, '-').words.has(k)));
+  return removedLines(holding).some(
     (l) =>
-      (keys.length === 0 || keys.some((k) => l.includes(k))) &&
+      names.some((k) => l.includes(k)) &&
       (alone.test(l) || (quoted.test(l) && FLAG_API.test(l)) || tabled.test(l) || listed?.test(l) === true || usage.some((re) => re.test(l)) || fields.some((re) => re.test(l))),
   );
 }
@@ -784,11 +789,10 @@ export function netRemovals(files: readonly FileDiff[], needle: string, kind: Me
   if (removed <= added) return [];
   // The file that defined it is the one to cite, ahead of its importers and callers.
   const definition = new RegExp(`\\b(?:function|class|def|const|let|var|interface|type|enum|fn|func|struct|trait)\\s+\\*?\\s*${boundedRegExp(needle, kind).source}`);
-  const defines = (f: FileDiff): number => (f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && definition.test(l))) ? 1 : 0);
-  return net
-    .filter((x) => x.removed > 0)
-    .sort((a, b) => defines(b.f) - defines(a.f) || b.removed - a.removed)
-    .map((x) => x.f);
+  // Once per file, not per comparison of the sort: rclone's release commits touch hundreds of files.
+  const defines = (f: FileDiff): number => (f.hunks.some((h) => h.lines.some((l) => l.startsWith('-') && l.includes(needle) && definition.test(l))) ? 1 : 0);
+  const removing = net.filter((x) => x.removed > 0).map((x) => ({ ...x, defines: defines(x.f) }));
+  return removing.sort((a, b) => b.defines - a.defines || b.removed - a.removed).map((x) => x.f);
 }
 
 /** `load`, remembering the answers for the `limit` keys asked for last (a read per key, not per question). */
