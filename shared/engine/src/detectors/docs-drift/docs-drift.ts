@@ -46,7 +46,7 @@ export const docsDriftDetector: Detector = {
     // ones (`removed_path`): judged on fresh sets 3-11, moved files were right 10 times in 10, deleted
     // ones wrong 6 times in 37 (a reader's own `src/index.js`).
     const cardOn = (kind: MentionKind): boolean => detectorOn(`docs_drift.${RULE[kind]}`) || (moves(kind) && detectorOn(`docs_drift.moved_${kind}`));
-    const wanted = (kind: MentionKind): boolean => cardOn(kind) || (moves(kind) && isOff?.('docs_drift.rename_diff') !== true);
+    const wanted = (kind: MentionKind): boolean => cardOn(kind) || (moves(kind) && detectorOn('docs_drift.rename_diff'));
     const older = olderVersionDocs(view.paths());
     const snapshots = docSnapshots(view.paths());
     const docs = view

@@ -196,10 +196,13 @@ export function repoFacts(
     const unknown = await notWrittenBy(doc, lines, sha);
     const known = blamed.get(doc);
     if (known === undefined) return unknown;
+    const after = new Map<string, Promise<boolean>>(); // one git call per blamed commit, not per line
     const out = new Set<number>();
     for (const line of unknown) {
       const by = known.get(line);
-      if (by !== undefined && (await view.git.isAncestor(sha, by))) out.add(line);
+      if (by === undefined) continue;
+      if (!after.has(by)) after.set(by, view.git.isAncestor(sha, by));
+      if (await after.get(by)) out.add(line);
     }
     return out;
   };

@@ -170,8 +170,9 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
 export function docSnapshots(paths: readonly string[]): (filePath: string) => boolean {
   const withCurrent = new Set<string>(); // folders that hold a `current` folder
   for (const p of paths) {
-    const i = p.split('/').indexOf('current');
-    if (i > 0) withCurrent.add(p.split('/').slice(0, i).join('/'));
+    const segments = p.split('/');
+    const i = segments.indexOf('current');
+    if (i > 0) withCurrent.add(segments.slice(0, i).join('/'));
   }
   return (filePath) => {
     const segments = filePath.split('/');
@@ -223,7 +224,7 @@ const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const CODE_SPAN = /(`+)([^`]+?)\1(?!`)/g;
 const INLINE_LINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
-const REFERENCE_LINK = /^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/;
+const REFERENCE_LINK = /^\s{0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?/;
 const RST_LINK = /`[^`<]*<([^>`]+)>`__?/g;
 // Kebab-case and camelCase (`--dry-run`, `--maxThreads`): CLIs written in JS often take the latter.
 const FLAG = /(?<![\w!-])--([a-z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*)(?![\w-])/g;
@@ -265,7 +266,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   // reStructuredText: underline levels in order of first use; markdown's setext: `=` is 1, `-` is 2.
   const rst = docPath.toLowerCase().endsWith('.rst');
-  const references = rst ? new Map<string, string>() : referenceTargets(lines);
+  let references: Map<string, string> | undefined; // read at the first line that needs them
   const underlineLevels: string[] = rst ? [] : ['=', '-'];
   let historyLevel: number | null = null; // inside a history section of this level
   lines.forEach((line, index) => {
@@ -293,7 +294,8 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
     const comment = fence === null ? null : FENCED_COMMENT.exec(line);
     const prose = fence === null ? line : (comment?.[1] ?? '');
     const at = comment === null ? 0 : comment.index + comment[0].length - prose.length;
-    const webLinks = fence === null ? webLinkTexts(line, references) : [];
+    // Only a line with both a code span and a link can hold a linked name.
+    const webLinks = fence === null && line.includes('`') && line.includes('[') ? webLinkTexts(line, (references ??= rst ? new Map() : referenceTargets(lines))) : [];
     for (const m of prose.matchAll(CODE_SPAN)) {
       const content = m[2] ?? '';
       const start = at + (m.index ?? 0) + (m[1] ?? '').length;
@@ -433,7 +435,7 @@ function linkTargets(line: string): Array<{ raw: string; column: number }> {
   };
   for (const m of line.matchAll(INLINE_LINK)) push(m[0], m.index ?? 0, m[1], m[0].indexOf(']('));
   const ref = REFERENCE_LINK.exec(line);
-  if (ref) push(ref[0], ref.index, ref[1], ref[0].indexOf(']:'));
+  if (ref) push(ref[0], ref.index, ref[2], ref[0].indexOf(']:'));
   for (const m of line.matchAll(RST_LINK)) push(m[0], m.index ?? 0, m[1], m[0].lastIndexOf('<'));
   return out;
 }
@@ -446,7 +448,7 @@ const LINK_TEXT = /\[((?:[^\[\]]|\[[^\]]*\])*)\](?:\(\s*<?([^)\s>]+)>?[^)]*\)|\[
 function referenceTargets(lines: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of lines) {
-    const m = /^\s{0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?/.exec(line);
+    const m = REFERENCE_LINK.exec(line);
     if (m !== null) out.set((m[1] ?? '').toLowerCase(), m[2] ?? '');
   }
   return out;
