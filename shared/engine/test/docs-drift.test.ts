@@ -98,6 +98,23 @@ describe('extractMentions', () => {
     expect(extractMentions('docs/config.md', 'Turn on `legacyMode()`.').map((m) => m.value)).toEqual(['legacyMode']);
   });
 
+  it('skips a sentence that says it names an old thing when the words that say so are on its next line', () => {
+    // pendulum's testing page: the warning's sentence runs over two lines.
+    const doc = [
+      '!!!warning',
+      '    If you are migrating from Pendulum 2, note that the `set_test_now()` and `test()`',
+      '    helpers have been removed.',
+      '',
+      'Use `travel_to()` to freeze time. It replaces the',
+      'helpers of older releases; `freeze()` still works.',
+      '- `travel_back()` returns to the present;',
+      '  the old helpers were removed in 3.0.',
+      '- `travel()` moves the clock.',
+    ].join('\n');
+    // A sentence that ends on its line takes nothing of the next one; a list item is a block of its own.
+    expect(extractMentions('docs/testing.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['5:travel_to', '6:freeze', '9:travel']);
+  });
+
   it("never takes another tool's flags for the project's (`cargo run --bin`, `mypy --warn-unreachable`, `git commit --amend`)", () => {
     const doc = [
       'Use `cargo run --bin rustfmt -- --check src` or `cargo fmt --emit files`.', // 1
@@ -545,6 +562,22 @@ describe('docsDriftDetector', () => {
     const { candidates } = await detect(dir, true);
     const byStrength = (c: Candidate): string => `${c.strength < 0.5 ? 'indirect' : 'direct'} ${c.evidence.filter((e) => e.commit === undefined).map((e) => e.note).join(' ')}`;
     expect(candidates.filter((c) => c.kind === 'docs_drift').map(byStrength)).toEqual(['direct mentions `scripts/build_site.ts`', 'indirect mentions `src/index.ts`']);
+  });
+
+  it("holds back a removed name that is one plain word (`Parser`): docs use it as a word or for another library's type", async () => {
+    // go-yaml's README: "Supports `Scanner` or `Lexer` or `Parser` as public API" after the types went to packages.
+    const dir = repoWith([
+      { message: 'parser', files: { 'parser.go': 'package yaml\n\ntype Parser struct{}\n\nfunc NewDecoder() int { return 1 }\n', 'yaml.go': 'package yaml\n\nfunc Keep() int { return 2 }\n' } },
+      { message: 'docs', files: { 'README.md': 'Supports `Parser` as public API, and `NewDecoder()` for streams.\n' } },
+      { message: 'Fix design of parser API', files: { 'parser.go': null } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    const drift = candidates.filter((c) => c.kind === 'docs_drift');
+    expect(drift.map((c) => `${c.strength < 0.5 ? 'indirect' : 'direct'} ${c.evidence.filter((e) => e.commit === undefined).map((e) => e.note).join(' ')}`).sort()).toEqual([
+      'direct mentions `NewDecoder`',
+      'indirect mentions `Parser`',
+    ]);
+    expect(drift.find((c) => c.strength < 0.5)?.body).toContain('one plain word');
   });
 
   it('follows a renamed flag and config key to patches', async () => {

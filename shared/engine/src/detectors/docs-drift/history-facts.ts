@@ -430,16 +430,26 @@ function isProgramFile(file: string): boolean {
 }
 
 /**
- * Why a removed flag or variable is only indirect evidence, or undefined when the removed lines
- * declare the flag or read the variable. A line that passes `--column` to `rg`, sets
+ * Why a removed flag, variable or name is only indirect evidence, or undefined when the removed lines
+ * declare the flag or read the variable, or the name is more than one plain word (ONE_WORD). A line that passes `--column` to `rg`, sets
  * `RUST_BACKTRACE=1` for a recipe or shows `vlc --file-caching` in a help text changes what the
  * project does with another program, not an option of its own.
  */
 export function indirectName(kind: MentionKind, files: readonly FileDiff[], needle: string, programs: ReadonlySet<string> = new Set()): string | undefined {
   if (kind === 'flag') return declaresFlag(files, needle, programs) ? undefined : 'the commit passed the flag on, it did not declare it';
   if (kind === 'env') return readsEnv(files, needle) ? undefined : 'the commit set or passed the variable, it did not read it';
+  if (kind === 'identifier' && ONE_WORD.test(needle)) return 'the name is one plain word, which docs also use as a word or for another library\'s type';
   return undefined;
 }
+
+/**
+ * A name that is one plain word (`Parser`, `Environment`, `batch`), not a compound (`PrintHelp`,
+ * `start_app`): docs use it as a word, for the reader's own variable or for another library's type
+ * (go-yaml's "`Lexer` or `Parser` as public API", logrus's "a global variable `Environment`",
+ * winston's `Redis` transport, now a package of its own). On fresh sets 4-11 such cards were wrong 7
+ * times in 9 (docs/benchmarks.md, drift).
+ */
+const ONE_WORD = /^[A-Z]?[a-z]+$/;
 
 /** Manifests that list a project's dependencies. */
 const DEPENDENCY_MANIFEST = /(?:^|\/)(?:package\.json|Cargo\.toml|go\.mod|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|Gemfile|requirements[\w.-]*\.(?:txt|in))$/;

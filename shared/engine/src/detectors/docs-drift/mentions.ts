@@ -186,6 +186,65 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
  */
 const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
 
+/** A line that opens a block of its own: a list item, a table row, a heading, a directive, a quote. */
+const BLOCK_START = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#|\.\.\s|>|!!!|:::)/;
+/** Where a sentence ends: `.`, `!` or `?` before a space (or the paragraph's end). */
+const SENTENCE_END = /[.!?](?=\s|$)/g;
+
+/**
+ * The lines (0-based) of prose sentences that say they name an old thing (HISTORY_LINE), also when
+ * the words that say so sit on the sentence's next line: "note that the `set_test_now()` and
+ * `test()`" / "helpers have been removed." (pendulum). A sentence ends at `.`, `!`, `?`, a blank
+ * line, a fence or a line that opens a block of its own; only its own lines are marked.
+ */
+function historySentenceLines(lines: readonly string[], rst: boolean): Set<number> {
+  const out = new Set<number>();
+  let block: number[] = [];
+  const flush = (): void => {
+    if (block.length > 1) {
+      // Joined with one space: offsets map back to lines.
+      const starts: number[] = [];
+      let text = '';
+      for (const i of block) {
+        starts.push(text.length);
+        text += `${lines[i] ?? ''} `;
+      }
+      const lineAt = (offset: number): number => {
+        let k = 0;
+        while (k + 1 < starts.length && (starts[k + 1] ?? Infinity) <= offset) k++;
+        return k;
+      };
+      let from = 0;
+      const ends = [...text.matchAll(SENTENCE_END)].map((m) => (m.index ?? 0) + 1);
+      for (const to of [...ends, text.length]) {
+        // The space after the last sentence's end belongs to no sentence.
+        while (from < to && text[from] === ' ') from++;
+        if (to <= from) continue;
+        const first = lineAt(from);
+        const last = lineAt(Math.max(from, to - 1));
+        if (last > first && HISTORY_LINE.test(text.slice(from, to))) for (let k = first; k <= last; k++) out.add(block[k] as number);
+        from = to;
+      }
+    }
+    block = [];
+  };
+  let fence: string | null = null;
+  lines.forEach((line, index) => {
+    const marker = rst ? undefined : FENCE.exec(line)?.[1];
+    if (marker !== undefined) {
+      flush();
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      return;
+    }
+    if (fence !== null || line.trim() === '') return flush();
+    if (BLOCK_START.test(line)) flush();
+    block.push(index);
+  });
+  flush();
+  return out;
+}
+
 /** Longer code spans are examples, not mentions (and the shape regexes stay cheap). */
 const MAX_SPAN_CHARS = 200;
 /** Names shorter than this are too ambiguous to check (`id`, `x`). */
@@ -267,6 +326,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
   // reStructuredText: underline levels in order of first use; markdown's setext: `=` is 1, `-` is 2.
   const rst = docPath.toLowerCase().endsWith('.rst');
   let references: Map<string, string> | undefined; // read at the first line that needs them
+  let history: Set<number> | undefined; // likewise
   const underlineLevels: string[] = rst ? [] : ['=', '-'];
   let historyLevel: number | null = null; // inside a history section of this level
   lines.forEach((line, index) => {
@@ -288,7 +348,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
       }
       if (historyLevel !== null) return;
     } else if (historyLevel !== null) return;
-    if (HISTORY_LINE.test(line)) return;
+    if (HISTORY_LINE.test(line) || (fence === null && (history ??= historySentenceLines(lines, rst)).has(index))) return;
     // In an example, only a comment's code spans are prose about the code ("`rollback_on_shutdown`
     // rolls back…"); the example's own words are not mentions.
     const comment = fence === null ? null : FENCED_COMMENT.exec(line);
