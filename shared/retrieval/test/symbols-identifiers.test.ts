@@ -1,4 +1,4 @@
-import { resolveImport, splitIdentifier } from '../src/symbols';
+import { PathSet, resolveImport, splitIdentifier } from '../src/symbols';
 
 describe('splitIdentifier', () => {
   test.each([
@@ -88,5 +88,25 @@ describe('resolveImport', () => {
     ['src/app.rb', './util', 'ruby', undefined],
   ])('%s imports %s (%s)', (fromPath, source, language, expected) => {
     expect(resolveImport(fromPath, source, language, known)).toBe(expected);
+    // The index's own set (a PathSet, read through a suffix index) resolves alike.
+    const indexed = new PathSet();
+    for (const p of known) indexed.add(p);
+    expect(resolveImport(fromPath, source, language, indexed)).toBe(expected);
+  });
+
+  it('follows a PathSet as it changes, also when a rename keeps its size', () => {
+    const indexed = new PathSet();
+    for (const p of ['cmd/main.go', 'internal/logging/log.go', 'pkg/models.py']) indexed.add(p);
+    expect(resolveImport('cmd/main.go', 'example.com/app/internal/logging', 'go', indexed)).toBe('internal/logging/log.go');
+    expect(resolveImport('cmd/main.go', 'example.com/app/internal/audit', 'go', indexed)).toBeUndefined();
+    // A rename: one path out, one in, the same size.
+    indexed.delete('internal/logging/log.go');
+    indexed.add('internal/audit/audit.go');
+    expect(resolveImport('cmd/main.go', 'example.com/app/internal/logging', 'go', indexed)).toBeUndefined();
+    expect(resolveImport('cmd/main.go', 'example.com/app/internal/audit', 'go', indexed)).toBe('internal/audit/audit.go');
+    indexed.add('src/pkg/models.py');
+    expect(resolveImport('src/app.py', 'pkg.models', 'python', indexed)).toBe('pkg/models.py');
+    indexed.clear();
+    expect(resolveImport('src/app.py', 'pkg.models', 'python', indexed)).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import { FileGraph } from './graph';
 import { isCandidate, loadFile, type LoadContext, type Loaded, type SkippedFile } from './load';
 import { DEFAULT_READ_CONCURRENCY, mapLimit } from './pool';
 import { symbolParserPool } from '../symbols/parser-pool';
+import { PathSet } from '../symbols/resolve';
 import { FileLookup } from './lookup';
 import { runQuery } from './query';
 import { coChangeNeighbours, recencyByRank } from './signals';
@@ -47,7 +48,7 @@ function documentText(path: string, blob: Blob, text: string): string {
 export class RepositoryIndex implements IndexReader {
   private readonly entries = new Map<string, Entry>();
   /** Mirror of the indexed paths, as `resolveImport` wants it. */
-  private readonly known = new Set<string>();
+  private readonly known = new PathSet();
   private readonly skipped = new Map<string, SkippedFile>();
   private readonly bm25 = new Bm25Index();
   private readonly graph = new FileGraph();

@@ -1,7 +1,7 @@
 export { extractSymbols, LONG_LINE_CHARS, looksMinified, MAX_TREE_SITTER_BYTES } from './extract';
 export { splitIdentifier } from './identifiers';
 export { isSymbolLanguage } from './languages';
-export { resolveImport } from './resolve';
+export { PathSet, resolveImport } from './resolve';
 export type {
   FileSymbols,
   SymbolDefinition,
