@@ -304,6 +304,10 @@ export function repoFacts(
       const files = await commitDiff(commit.sha);
       const change = files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
       if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
+      // Generated files a commit took out of the repository ("Remove generated docs from repo", "docs:
+      // remove generated md files") are the docs build's now: a link to one resolves in the built site
+      // (mathjs's and vue-router's API reference pages).
+      if (change.status === 'deleted' && GENERATED.test(commit.subject)) return undefined;
       // A file added beside the new one in the same commit may have taken part of it (attrs split
       // `tests/typing_example.py` into two examples files): the move is then no certain replacement.
       const split = files.some((f) => f.status === 'added' && f !== change && path.posix.dirname(f.path) === path.posix.dirname(change.path) && path.posix.extname(f.path) === path.posix.extname(change.path));
@@ -430,26 +434,19 @@ function isProgramFile(file: string): boolean {
 }
 
 /**
- * Why a removed flag, variable or name is only indirect evidence, or undefined when the removed lines
- * declare the flag or read the variable, or the name is more than one plain word (ONE_WORD). A line that passes `--column` to `rg`, sets
+ * Why a removed flag or variable is only indirect evidence, or undefined when the removed lines
+ * declare the flag or read the variable. A line that passes `--column` to `rg`, sets
  * `RUST_BACKTRACE=1` for a recipe or shows `vlc --file-caching` in a help text changes what the
  * project does with another program, not an option of its own.
  */
 export function indirectName(kind: MentionKind, files: readonly FileDiff[], needle: string, programs: ReadonlySet<string> = new Set()): string | undefined {
   if (kind === 'flag') return declaresFlag(files, needle, programs) ? undefined : 'the commit passed the flag on, it did not declare it';
   if (kind === 'env') return readsEnv(files, needle) ? undefined : 'the commit set or passed the variable, it did not read it';
-  if (kind === 'identifier' && ONE_WORD.test(needle)) return 'the name is one plain word, which docs also use as a word or for another library\'s type';
   return undefined;
 }
 
-/**
- * A name that is one plain word (`Parser`, `Environment`, `batch`), not a compound (`PrintHelp`,
- * `start_app`): docs use it as a word, for the reader's own variable or for another library's type
- * (go-yaml's "`Lexer` or `Parser` as public API", logrus's "a global variable `Environment`",
- * winston's `Redis` transport, now a package of its own). On fresh sets 4-11 such cards were wrong 7
- * times in 9 (docs/benchmarks.md, drift).
- */
-const ONE_WORD = /^[A-Z]?[a-z]+$/;
+/** A commit subject that says the files it touched were generated. */
+const GENERATED = /\b(?:auto-?)?generated\b/i;
 
 /** Manifests that list a project's dependencies. */
 const DEPENDENCY_MANIFEST = /(?:^|\/)(?:package\.json|Cargo\.toml|go\.mod|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|Gemfile|requirements[\w.-]*\.(?:txt|in))$/;

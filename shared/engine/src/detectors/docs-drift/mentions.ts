@@ -184,7 +184,7 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
  * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",
  * "no longer", "legacy", "before v0.34": its names are history, not drift.
  */
-const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:\w+\s+)?v?\d+\.\d+)\b/i;
+const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+)\b/i;
 
 /** A line that opens a block of its own: a list item, a table row, a heading, a directive, a quote. */
 const BLOCK_START = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#|\.\.\s|>|!!!|:::)/;
