@@ -62,7 +62,7 @@ describe('the key table', () => {
 
   it('turns off by default the detectors whose measured false-positive rate is 10 % or more', () => {
     // scripts/bench/drift/fp-judgements*.json: every review and hotspot check failed the bar, then docs drift's flags and variables (-6) and names (-7).
-    expect(defaultConfig().exploration.detectors_off).toEqual(['review.debug_statement', 'review.todo_added', 'review.secret_added', 'review.missing_test_change', 'bug.hotspot_change', 'docs_drift.removed_flag', 'docs_drift.removed_env', 'docs_drift.removed_name', 'docs_drift.removed_module_path', 'docs_drift.removed_config_key', 'docs_drift.removed_path', 'docs_drift.rename_diff']);
+    expect(defaultConfig().exploration.detectors_off).toEqual(['review.debug_statement', 'review.todo_added', 'review.secret_added', 'review.missing_test_change', 'bug.hotspot_change', 'docs_drift.removed_flag', 'docs_drift.removed_env', 'docs_drift.removed_name', 'docs_drift.removed_module_path', 'docs_drift.removed_config_key', 'docs_drift.rename_diff']);
     expect(() => parseConfigToml('[exploration]\ndetectors_off = ["Review.Todo"]\n', 'config.toml')).toThrow(/exploration\.detectors_off/);
   });
 

@@ -243,8 +243,8 @@ describe('extractMentions', () => {
     for (const doc of ['BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
-    for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md']) expect(isHistoryDoc(doc)).toBe(true);
-    for (const doc of ['docs/planets.md', 'plans/TEST_PORTING.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md']) expect(isHistoryDoc(doc)).toBe(false);
+    for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md', 'REFACTOR.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['docs/planets.md', 'plans/TEST_PORTING.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md', 'docs/guides/refactoring.md']) expect(isHistoryDoc(doc)).toBe(false);
     // A vendored library's README (Python's `_vendor/`) is that library's, not the project's.
     expect(isUserDoc('pipenv/patched/pip/_vendor/README.rst')).toBe(false);
     expect(isUserDoc('docs/vendoring.md')).toBe(true);
@@ -1047,7 +1047,7 @@ describe('docsDriftDetector', () => {
     expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
   });
 
-  it('gates moved and deleted files apart: with `removed_path` off (the default) a moved file keeps its card and patch, a deleted one has none', async () => {
+  it('gates moved and deleted files apart: with `removed_path` off a moved file keeps its card and patch, a deleted one has none', async () => {
     const dir = repoWith([
       { message: 'parser, lexer', files: { 'src/parser.ts': 'export const parse = 1;\n', 'src/lexer.ts': 'export const lex = 1;\n' } },
       { message: 'docs', files: { 'docs/guide.md': 'The [parser](../src/parser.ts) reads input.\n', 'docs/lexer.md': 'The [lexer](../src/lexer.ts) splits it.\n' } },

@@ -86,14 +86,14 @@ const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|log
 const DOC_END = `\\.(?:${[...DOC_EXTENSIONS].map((e) => e.slice(1)).join('|')})$`;
 /**
  * History named by a file's end: a changelog (`BFG_HISTORY.rst`, `OLD-CHANGES.txt`), a plan, roadmap
- * or inventory (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`: what was meant or
- * found at the time), a towncrier news fragment (`1853.breakingchange.rst`; by its types, so that a
+ * or inventory (`modernization-plan.md`, `initiative-d-inventory.md`, `TODO.md`, terratest's 2018
+ * `REFACTOR.md`: what was meant or found at the time), a towncrier news fragment (`1853.breakingchange.rst`; by its types, so that a
  * numbered page such as `2.installation.md` is not one).
  */
 const HISTORY_NAME = new RegExp(
   [
     `[-_](?:history|changes|changelog|news)${DOC_END}`,
-    `(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo)${DOC_END}`,
+    `(?:^|[-_])(?:plan|planning|roadmap|proposal|inventory|todo|refactor)${DOC_END}`,
     `^\\d+\\.(?:feature|bugfix|fix|doc|docs|removal|deprecation|breaking|breakingchange|misc|trivial|change|added|changed|removed|security|improvement|packaging|vendor|contrib)(?:\\.\\d+)?${DOC_END}`,
   ].join('|'),
   'i',
