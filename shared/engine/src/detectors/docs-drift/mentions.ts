@@ -209,8 +209,9 @@ function historySentenceLines(lines: readonly string[], rst: boolean): Set<numbe
         starts.push(text.length);
         text += `${lines[i] ?? ''} `;
       }
+      // Asked with offsets that never decrease: one pass over the lines for the whole paragraph.
+      let k = 0;
       const lineAt = (offset: number): number => {
-        let k = 0;
         while (k + 1 < starts.length && (starts[k + 1] ?? Infinity) <= offset) k++;
         return k;
       };
