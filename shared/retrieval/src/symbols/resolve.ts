@@ -192,16 +192,10 @@ function fileInFolder(
   knownPaths: Set<string>,
 ): string | undefined {
   const byFolder = new Map<string, string>();
-  if (knownPaths instanceof PathSet) {
-    const index = suffixIndex(knownPaths);
-    for (const folder of index.folders.get(folderSuffix) ?? []) {
-      const files = (index.inFolder.get(folder) ?? []).filter((file) => accept(posix.basename(file)));
-      if (files.length > 0) byFolder.set(folder, files.reduce((a, b) => (b < a ? b : a)));
-    }
-    const folder = nearest(fromPath, [...byFolder.keys()]);
-    return folder === undefined ? undefined : byFolder.get(folder);
-  }
-  for (const known of knownPaths) {
+  // With a PathSet, only the files of folders that end with the suffix; else every known path.
+  const index = knownPaths instanceof PathSet ? suffixIndex(knownPaths) : undefined;
+  const candidates = index === undefined ? knownPaths : (index.folders.get(folderSuffix) ?? []).flatMap((f) => index.inFolder.get(f) ?? []);
+  for (const known of candidates) {
     const folder = posix.dirname(known);
     if (!(folder === folderSuffix || folder.endsWith('/' + folderSuffix)) || !accept(posix.basename(known))) continue;
     const seen = byFolder.get(folder);

@@ -186,6 +186,12 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
  */
 const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+)\b/i;
 
+/** The open fence after a fence line: it opens one, closes the open one (same char, as long), or is inside it. */
+function fenceAfter(fence: string | null, marker: string): string | null {
+  if (fence === null) return marker;
+  return marker[0] === fence[0] && marker.length >= fence.length ? null : fence;
+}
+
 /** A line that opens a block of its own: a list item, a table row, a heading, a directive, a quote. */
 const BLOCK_START = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#|\.\.\s|>|!!!|:::)/;
 /** Where a sentence ends: `.`, `!` or `?` before a space (or the paragraph's end). */
@@ -234,8 +240,7 @@ function historySentenceLines(lines: readonly string[], rst: boolean): Set<numbe
     const marker = rst ? undefined : FENCE.exec(line)?.[1];
     if (marker !== undefined) {
       flush();
-      if (fence === null) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      fence = fenceAfter(fence, marker);
       return;
     }
     if (fence !== null || line.trim() === '') return flush();
@@ -335,8 +340,7 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
     // reStructuredText has no fences, and `~~~~` there underlines a title.
     const marker = rst ? undefined : FENCE.exec(line)?.[1];
     if (marker !== undefined) {
-      if (fence === null) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      fence = fenceAfter(fence, marker);
       blockCommand = '';
       return;
     }
@@ -408,8 +412,7 @@ export function exampleLines(docPath: string, text: string): string[] {
   for (const line of lines) {
     const marker = FENCE.exec(line)?.[1];
     if (marker !== undefined) {
-      if (fence === null) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      fence = fenceAfter(fence, marker);
       continue;
     }
     if (fence !== null && !/^\s*(?:>>>|\.\.\.)/.test(line)) out.push(line);
