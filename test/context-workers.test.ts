@@ -53,6 +53,12 @@ function childrenOf(pid: number): number[] {
   return text === '' ? [] : text.split(/\s+/).map(Number);
 }
 
+/** The context process's log (the primary and its workers write to it), for a failure message. */
+function contextLog(repo: string): string {
+  const file = path.join(repo, '.sous', 'logs', 'context.log');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-40).join('\n') : `(no ${file})`;
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -121,7 +127,10 @@ describe('context process with workers', () => {
       const replaced = await until(() => {
         const now = childrenOf(ctx.child.pid as number);
         return now.length === 2 && !now.includes(workers[0] as number) ? now : undefined;
-      }, 90_000, 100);
+      }, 90_000, 100).catch((err: Error) => {
+        // What the primary logged about its workers says why (a replacement that keeps failing, or none).
+        throw new Error(`${err.message}; children now ${JSON.stringify(childrenOf(ctx.child.pid as number))}; context log:\n${contextLog(repo)}`);
+      });
       await untilAllSee(port, 'reconcileLedgerEntries', 'src/ledger.ts', undefined, 30_000);
 
       ctx.child.kill('SIGTERM');

@@ -8,7 +8,10 @@
 // Nothing found is not an error here: suites that need a service fail when they ask for it
 // (test/support/services.ts), and suites that need none still run. It never skips anything.
 'use strict';
+const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
 
 const LOCAL = { postgres: 'postgres://postgres@127.0.0.1:5432/test', redis: 'redis://127.0.0.1:6379' };
 // Exact tags, as in docker-compose.yml: a test run must not change because a major tag moved.
@@ -88,6 +91,12 @@ async function globalSetup() {
     lines.push(`${kind}: ${redact(r.url)} (${r.from}${r.ok ? '' : ', NOT answering'})`);
   }
   process.stdout.write(`\ntest services: ${lines.join('; ')}\n`);
+  // One cache directory for the run (the embedded store's template cluster, made once and copied
+  // for every new workspace), not the machine's ~/.cache/sous; global-teardown.js removes it.
+  if (!process.env.SOUS_CACHE_DIR) {
+    process.env.SOUS_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-cache-'));
+    globalThis.__sousCacheDir = process.env.SOUS_CACHE_DIR;
+  }
 };
 
 module.exports = globalSetup;

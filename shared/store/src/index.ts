@@ -5,6 +5,7 @@ export { storeSchema } from './db';
 export { StoreError, outageReason, redactUrl } from './errors';
 export { DEFAULT_MIN_FREE_BYTES } from './pglite-guard';
 export { hasCluster as embeddedStoreExists } from './pglite-initdb';
+export { SOUS_CACHE_DIR_ENV, sousCacheDir, templatePath } from './pglite-template';
 export type { StoreErrorCode } from './errors';
 export { newId } from './ids';
 export { LOCK_FILE_NAME } from './lock';

@@ -8,7 +8,8 @@ import { DEFAULT_MIGRATIONS_SCHEMA } from './defaults';
 import { StoreError, driverError, firstLine } from './errors';
 import { acquireDataDirLock, type DataDirLock } from './lock';
 import { PgliteGuard } from './pglite-guard';
-import { EMBEDDED_POSTGRESQL_CONF, hasCluster, initializeInChild } from './pglite-initdb';
+import { EMBEDDED_POSTGRESQL_CONF, hasCluster } from './pglite-initdb';
+import { createCluster } from './pglite-template';
 
 /** Settings of an embedded store (resolved by openStore). */
 export interface PgliteSettings {
@@ -35,7 +36,7 @@ export async function openPglite(settings: PgliteSettings): Promise<Backend> {
   let pg: PGlite | undefined;
   try {
     if (!hasCluster(dataDir)) {
-      await initializeInChild(dataDir).catch((err: unknown) => {
+      await createCluster(dataDir).catch((err: unknown) => {
         throw new StoreError('store_open_failed', `cannot create the embedded database in ${dataDir} (${firstLine(err)}): check free disk space and permissions`);
       });
     }
