@@ -129,7 +129,7 @@ describe('context process with workers', () => {
         return now.length === 2 && !now.includes(workers[0] as number) ? now : undefined;
       }, 90_000, 100).catch((err: Error) => {
         // What the primary logged about its workers says why (a replacement that keeps failing, or none).
-        throw new Error(`${err.message}; children now ${JSON.stringify(childrenOf(ctx.child.pid as number))}; context log:\n${contextLog(repo)}`);
+        throw new Error(`${err.message}; children now ${JSON.stringify(childrenOf(ctx.child.pid as number))}; stderr: ${ctx.stderr() || '(none)'}; context log:\n${contextLog(repo)}`);
       });
       await untilAllSee(port, 'reconcileLedgerEntries', 'src/ledger.ts', undefined, 30_000);
 
