@@ -107,6 +107,9 @@ describe('context process with workers', () => {
     const ctx = startContext(repo, port, '2');
     try {
       await untilAllSee(port, 'getUserName', 'src/user.ts', 4, 30_000);
+      // One worker may answer every call while the other still syncs; the start is over when the
+      // primary says so (a worker killed before it ever served fails the start, by design).
+      await until(() => (contextLog(repo).includes('"workers":2') ? true : undefined), 30_000, 50);
       const workers = childrenOf(ctx.child.pid as number);
       expect(workers).toHaveLength(2);
 

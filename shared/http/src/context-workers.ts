@@ -88,7 +88,9 @@ export async function startContextWorkers(name: string, options: ProcessOptions,
       worker.on('exit', (code, signal) => {
         workers.delete(worker);
         reject(new Error(`a context worker exited (${signal ?? `code ${code}`}) before it could serve; see the ${name} log`));
-        if (!serving || stopping) return;
+        // A worker that served and died is replaced even while others are still starting (a start
+        // that fails later clears the timer in close); one that never served fails the start instead.
+        if (stopping || (!serving && !ready)) return;
         logger.error({ pid: worker.process.pid, code, signal, ready, restart_in_ms: restartDelay }, 'context worker exited; starting a new one');
         const timer = setTimeout(() => {
           timers.delete(timer);
