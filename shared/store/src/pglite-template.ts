@@ -10,7 +10,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { PRIVATE_DIR_MODE, restrictTree } from '@sous/protocol';
+import { ensurePrivateDir, restrictTree } from '@sous/protocol';
 import { EMBEDDED_POSTGRESQL_CONF, hasCluster, initializeInChild } from './pglite-initdb';
 
 /** Environment variable naming Sous's cache directory (default $XDG_CACHE_HOME/sous, else ~/.cache/sous). */
@@ -24,8 +24,15 @@ export function sousCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'sous');
 }
 
-/** The installed PGlite's version, read from its package.json (its exports do not include that file). */
+let installedPglite: string | undefined;
+
+/** The installed PGlite's version, read once from its package.json (its exports do not include that file). */
 function pgliteVersion(): string {
+  installedPglite ??= readPgliteVersion();
+  return installedPglite;
+}
+
+function readPgliteVersion(): string {
   let dir = path.dirname(require.resolve('@electric-sql/pglite'));
   for (;;) {
     const file = path.join(dir, 'package.json');
@@ -54,7 +61,7 @@ export function templatePath(env: NodeJS.ProcessEnv = process.env): string {
  */
 async function ensureTemplate(template: string): Promise<void> {
   if (hasCluster(template)) return;
-  fs.mkdirSync(path.dirname(template), { recursive: true, mode: PRIVATE_DIR_MODE });
+  ensurePrivateDir(path.dirname(template));
   const scratch = `${template}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await initializeInChild(scratch);
