@@ -26,8 +26,8 @@ const KINDS = ['review_note', 'bug_hypothesis', 'docs_drift', 'virtual_diff', 'r
 
 /**
  * A repository whose guide still names `parseConfig` and links src/defaults.ts after a later commit
- * renamed the one to `loadConfig` and moved the other: a docs_drift card for the moved file (name
- * cards and patches are off by default).
+ * renamed the one to `loadConfig` and moved the other: a ready docs_drift card for the moved file, and
+ * a candidate for the renamed name (names are held back by default, patches off).
  */
 function makeDriftRepo(): string {
   const repo = makeGitRepo();
@@ -76,6 +76,23 @@ describe('sous prepare', () => {
       expect(again.code).toBe(0);
       expect(again.json.cycle.landed).toBe(0);
       expect((again.json.items as Item[]).map((i) => i.id).sort()).toEqual(items.map((i) => i.id).sort());
+
+      // The renamed function's card is made but held back (docs drift's names, exploration.detectors_held):
+      // never among the ready items, listed with --diagnostic with the reason.
+      expect(items.some((i) => i.title.includes('`parseConfig`'))).toBe(false);
+      expect(again.json.candidates).toBeUndefined();
+      const diagnostic = await sous(['prepare', '--path', repo, '--json', '--diagnostic']);
+      expect(diagnostic.code).toBe(0);
+      expect((diagnostic.json.items as Item[]).map((i) => i.id).sort()).toEqual(items.map((i) => i.id).sort());
+      const name = (diagnostic.json.candidates as Array<Item & { score: number; reason: string }>).find((c) => c.title.includes('`parseConfig`'));
+      expect(name).toMatchObject({ kind: 'docs_drift', evidence: expect.arrayContaining([expect.objectContaining({ path: 'docs/guide.md', line_start: 3 })]) });
+      expect(name!.title).toContain('renamed to `loadConfig`');
+      expect(name!.reason).toMatch(/exploration\.detectors_held/);
+      expect(name!.score).toEqual(expect.any(Number));
+      const diagnosticText = await sous(['prepare', '--path', repo, '--diagnostic']);
+      expect(diagnosticText.code).toBe(0);
+      expect(diagnosticText.stdout).toMatch(/candidates?, not in the feed/);
+      expect(diagnosticText.stdout).toMatch(/`parseConfig`[^\n]*\n(?: {2}[^\n]*\n)*? {2}\(candidate, score [0-9.]+: its detector is held back/);
 
       const failing = await sous(['prepare', '--path', repo, '--json', '--fail-on', 'docs_drift,virtual_diff']);
       expect(failing.code).toBe(1);
@@ -169,6 +186,12 @@ describe('sous prepare', () => {
       expect(drift!.evidence[0]).toMatchObject({ path: 'docs/guide.md', line_start: 3 });
       expect(drift!.claim).toMatch(/^[0-9a-f]{40}\|path$/); // one card per removing commit and kind of mention
       expect(drift!.title).toContain('src/defaults.ts');
+
+      // The daemon's candidates too: the held name card, with its reason.
+      const diagnostic = await sous(['prepare', '--path', repo, '--json', '--diagnostic']);
+      expect(diagnostic.code).toBe(0);
+      const name = (diagnostic.json.candidates as Array<Item & { reason: string }>).find((c) => c.title.includes('`parseConfig`'));
+      expect(name?.reason).toMatch(/exploration\.detectors_held/);
 
       const failing = await sous(['prepare', '--path', repo, '--fail-on', 'docs_drift']);
       expect(failing.code).toBe(1);

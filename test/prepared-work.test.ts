@@ -22,7 +22,7 @@ interface Card {
   title: string;
   evidence: Array<{ path: string; line_start: number | null; commit: string | null; note: string }>;
   actions: string[];
-  diagnostic?: { state: string; state_reason: string | null; score_parts: { usefulness: number } };
+  diagnostic?: { state: string; state_reason: string | null; detector: string; score_parts: { usefulness: number } };
 }
 
 describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work through the daemon, $name', (topology) => {
@@ -186,7 +186,9 @@ describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work t
     expect(after.find((c) => c.id === diff.id)?.diagnostic?.score_parts.usefulness).toBeGreaterThan(0.5);
     expect(after.map((c) => c.id)).not.toContain(drift.id);
     const list = (await get('/work-products?kind=docs_drift')).json.items as Card[];
-    expect(list.filter((c) => c.diagnostic?.state !== 'superseded')).toHaveLength(1);
+    // The dismissed card stays one hidden card; the renamed name's card is held back (docs drift's
+    // names, exploration.detectors_held): a candidate, never in the feed.
+    expect(list.filter((c) => c.diagnostic?.state !== 'superseded').map((c) => `${c.diagnostic?.detector} ${c.diagnostic?.state}`).sort()).toEqual(['docs_drift.moved_path hidden', 'docs_drift.removed_name candidate']);
     expect(gitSnapshot(repo)).toEqual(before);
   }, 120_000);
 });

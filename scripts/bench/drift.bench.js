@@ -112,14 +112,14 @@ const isReady = (c) => c.state === 'ready';
 function judge(s, results) {
   const parent = results[s.parent];
   const fix = results[s.fix];
-  const out = { id: s.id, repo: s.repo, language: s.language ?? 'unknown', doc: s.doc, tokens: s.tokens.map((t) => t.value), ...(s.invalid ? { invalid: s.invalid } : {}), found: false, found_any: false, matched: [], any_state: [], false_flags: [], doc_cards: [], errors: [] };
+  const out = { id: s.id, repo: s.repo, language: s.language ?? 'unknown', doc: s.doc, tokens: s.tokens.map((t) => t.value), ...(s.invalid ? { invalid: s.invalid } : {}), found: false, found_any: false, matched: [], any_state: [], false_flags: [], false_flags_any_state: [], doc_cards: [], errors: [] };
   if (parent === undefined || parent.error !== undefined) out.errors.push(`parent ${s.parent.slice(0, 10)}: ${parent?.error ?? 'not run'}`);
   if (fix === undefined || fix.error !== undefined) out.errors.push(`fix ${s.fix.slice(0, 10)}: ${fix?.error ?? 'not run'}`);
   for (const [role, r] of [['parent', parent], ['fix', fix]]) {
     const failed = (r?.cycle?.detectors ?? []).find((d) => d.name === 'docs_drift' && d.error);
     if (failed) out.errors.push(`docs_drift failed at the ${role}: ${failed.error}`);
   }
-  const brief = (c) => ({ state: c.state, detector: c.detector, claim: c.claim, title: c.title, score: c.score, ...(c.held ? { held: true } : {}) });
+  const brief = (c) => ({ state: c.state, detector: c.detector, claim: c.claim, title: c.title, score: c.score, ...(c.held ? { held: true } : {}), ...(c.held_detector ? { held_detector: true } : {}) });
   for (const c of parent?.cards ?? []) {
     const token = h.matchedToken(c, s);
     if (token !== undefined) {
@@ -128,9 +128,18 @@ function judge(s, results) {
     }
     if (c.kind === 'docs_drift' && h.driftClaimOn(c.claim, s.doc) !== null) out.doc_cards.push(brief(c));
   }
-  for (const c of fix?.cards ?? []) if (isReady(c) && h.matchedToken(c, s) !== undefined) out.false_flags.push(brief(c));
+  // Open cards only: a stale or superseded one at the fix is not offered anywhere.
+  const open = (c) => c.state === 'ready' || c.state === 'candidate';
+  for (const c of fix?.cards ?? []) {
+    if (h.matchedToken(c, s) === undefined) continue;
+    if (isReady(c)) out.false_flags.push(brief(c));
+    if (open(c)) out.false_flags_any_state.push(brief(c));
+  }
   // Token-level too: the issue's "stale tokens maintainers later fixed", each counted once.
-  out.tokens_found = s.tokens.filter((t) => (parent?.cards ?? []).some((c) => isReady(c) && h.matchedToken(c, { ...s, tokens: [t] }) !== undefined)).length;
+  const tokenFound = (keep) => s.tokens.filter((t) => (parent?.cards ?? []).some((c) => keep(c) && h.matchedToken(c, { ...s, tokens: [t] }) !== undefined)).length;
+  out.tokens_found = tokenFound(isReady);
+  // Ready or candidate (the diagnostic view: held detectors, weaker evidence, the feed budget).
+  out.tokens_found_any_state = tokenFound(open);
   out.found = out.matched.length > 0;
   out.found_any = out.any_state.length > 0;
   return out;
@@ -186,12 +195,14 @@ function figures(all, trees) {
     recall: n === 0 ? 0 : r1((100 * found) / n),
     tokens: judged.reduce((k, j) => k + j.tokens.length, 0),
     tokens_found: judged.reduce((k, j) => k + (j.tokens_found ?? 0), 0),
+    tokens_found_any_state: judged.reduce((k, j) => k + (j.tokens_found_any_state ?? 0), 0),
     invalid: all.length - n,
     recall_with_invalid: all.length === 0 ? 0 : r1((100 * all.filter((j) => j.found).length) / all.length),
     found_any_state: foundAny,
     found_any_state_pct: n === 0 ? 0 : r1((100 * foundAny) / n),
     false_flags: judged.reduce((s, j) => s + j.false_flags.length, 0),
     false_flag_scenarios: judged.filter((j) => j.false_flags.length > 0).length,
+    false_flags_any_state: judged.reduce((s, j) => s + j.false_flags_any_state.length, 0),
     scenario_errors: judged.filter((j) => j.errors.length > 0).length,
     trees: trees.length,
     trees_failed: trees.filter((t) => !t.complete).length,
@@ -271,6 +282,7 @@ function writeText(result, judged, opts) {
   w('\ntargets:\n');
   w(`  recall ${o.recall.toFixed(1)} % (${o.found}/${o.scenarios}; target >= ${TARGETS.recall} %): ${ok(o.recall >= TARGETS.recall)}${o.invalid ? ` (${o.recall_with_invalid.toFixed(1)} % counting the ${o.invalid} scenario(s) marked invalid)` : ''}\n`);
   w(`  stale tokens found: ${o.tokens_found}/${o.tokens} (${o.tokens === 0 ? '0.0' : ((100 * o.tokens_found) / o.tokens).toFixed(1)} %; a scenario counts as found above when one of its tokens is)\n`);
+  w(`  stale tokens in the diagnostic view (ready or candidate): ${o.tokens_found_any_state}/${o.tokens} (${o.tokens === 0 ? '0.0' : ((100 * o.tokens_found_any_state) / o.tokens).toFixed(1)} %); open candidates at fix states naming a token: ${o.false_flags_any_state}\n`);
   w(`  false flags at fix states ${o.false_flags} (${o.false_flag_scenarios} scenarios; target ${TARGETS.falseFlags}): ${ok(o.false_flags <= TARGETS.falseFlags)}\n`);
   w(`  ready cards per tree: mean ${o.ready_per_tree.mean.toFixed(1)}, max ${o.ready_per_tree.max} (target <= ${TARGETS.readyPerTree} on every tree): ${ok(o.trees_over_ready_target === 0)}${o.trees_over_ready_target ? ` (${o.trees_over_ready_target} trees over)` : ''}\n`);
   const target = `target <= ${TARGETS.cycleSeconds} s for a ${FILES_LABEL}-file tree on 2 cores`;

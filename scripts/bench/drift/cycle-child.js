@@ -54,7 +54,11 @@ async function runState(store, job, sha) {
     const cards = [];
     for (const state of WORK_PRODUCT_STATES) {
       for (const c of await store.workProducts.listWithEvidence({ workspaceId, states: [state], limit: LIST_LIMIT })) {
-        const held = typeof c.details?.held === 'string'; // scored ready, held back by the feed budget
+        // Scored ready, held back: by the feed budget (`held`), or because its detector is held
+        // (exploration.detectors_held: `held_detector`).
+        const reason = typeof c.details?.held === 'string' ? c.details.held : '';
+        const held = reason.startsWith('over the feed budget');
+        const heldDetector = reason !== '' && !held;
         // What a docs-drift card names: each (doc, name) its evidence cites (one card may cover several docs and names).
         const mentions = c.evidence.flatMap((e) => {
           const m = /^mentions `(.+)`$/.exec(e.note ?? '');
@@ -65,7 +69,7 @@ async function runState(store, job, sha) {
         // Indirect docs-drift candidates keep theirs too: judged beside the ready ones, they show what the tier holds back.
         const indirect = c.state === 'candidate' && /\|indirect$/.test(claimOf(c) ?? '');
         const evidence = c.state === 'ready' || indirect ? c.evidence.map((e) => ({ path: e.path, line: e.lineStart ?? null, note: e.note, ...(e.commit ? { commit: e.commit } : {}) })) : undefined;
-        cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(mentions.length ? { mentions } : {}), ...(evidence ? { evidence } : {}), ...(held ? { held } : {}) });
+        cards.push({ state: c.state, kind: c.kind, detector: c.detector, claim: claimOf(c), title: c.title, score: c.score === null ? null : Math.round(c.score * 1000) / 1000, ...(mentions.length ? { mentions } : {}), ...(evidence ? { evidence } : {}), ...(held ? { held } : {}), ...(heldDetector ? { held_detector: true } : {}) });
       }
     }
     return {

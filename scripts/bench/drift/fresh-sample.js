@@ -34,6 +34,9 @@ function statesOf(gitDir, years) {
 }
 
 function main(argv) {
+  // A sample judges what the feed would show: held detectors' cards (docs drift of names and flags,
+  // exploration.detectors_held) are let through to be judged, unless the caller says otherwise.
+  process.env.SOUS_BENCH_DETECTORS_HELD ??= '[]';
   const out = option(argv, '--out');
   if (!out) throw new Error('usage: fresh-sample.js --out DIR [--set fresh-set.json] [--mirrors DIR]');
   const set = JSON.parse(fs.readFileSync(option(argv, '--set', path.join(__dirname, 'fresh-set.json')), 'utf8'));

@@ -258,6 +258,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
     'Detectors whose cards are never made; the default lists those whose measured false-positive rate is 10 % or more.',
     true,
   ),
+  row(
+    'exploration.detectors_held',
+    list('list of detector ids', Joi.string().trim().pattern(/^[a-z][a-z_]*(?:\.[a-z][a-z_]*)?$/), 'detector ids (docs_drift.removed_name) or families (docs_drift)'),
+    [...C.exploration.detectors_held],
+    'Detectors whose cards are made but stay candidates (?diagnostic=true, sous prepare --diagnostic): never in the feed, no patch. The default lists docs drift\'s names, flags, variables, Python paths and config keys, wrong too often to show.',
+    true,
+  ),
   row('exploration.llm_gate', oneOf(LLM_GATES), C.exploration.llm_gate, 'When exploration may call the model.'),
   row('exploration.endpoint', url({ allowEmpty: true }), C.exploration.endpoint, 'Optional dedicated exploration endpoint; empty uses backend.base_url.'),
   row('exploration.model', text({ allowEmpty: true }), C.exploration.model, 'Optional dedicated exploration model; empty uses backend.model.'),

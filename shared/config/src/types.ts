@@ -77,6 +77,8 @@ export interface SousConfig {
     max_ready_cards: number;
     /** Detector ids (`review.missing_test_change`) or families (`review`) whose cards are never made. */
     detectors_off: string[];
+    /** Detector ids or families whose cards are made but kept as candidates: never in the feed, no patch. */
+    detectors_held: string[];
     llm_gate: LlmGate;
     endpoint: string;
     model: string;

@@ -163,6 +163,36 @@ describe.each(factories)('preparation cycle ($name)', (factory) => {
     expect((await work.feed()).cards).toHaveLength(3);
   });
 
+  it('keeps the cards of a detector in exploration.detectors_held as candidates with the reason, out of the feed and its budget', async () => {
+    const { workspaceId, detector, work, cycle } = await setup();
+    const follower = (view: RepositoryView): Candidate => ({ ...candidate(view, 'src/f3.ts', 'after-noisy'), detector: 'draft.follow_up', follows: 'probe.noisy' });
+    // The held rule's card is the stronger: were it counted in a budget of one, `kept` would wait.
+    detector.next = (view) => [candidate(view, 'src/f1.ts', 'kept', 0.8), { ...candidate(view, 'src/f2.ts', 'noisy', 1), detector: 'probe.noisy' }, follower(view)];
+    expect((await cycle()).ready).toHaveLength(3);
+    const heldBy = (held: string[], max = config.exploration.max_ready_cards) => ({ ...config, exploration: { ...config.exploration, detectors_held: held, max_ready_cards: max } });
+    const run = (held: string[], max?: number) => runCycle({ store, workspaceId, view: createRepositoryView(index, policy), trigger: { kind: 'warm' }, config: heldBy(held, max), detectors: [detector] });
+    // Held after it landed: the ready card and the draft that follows it step back, found still.
+    const result = await run(['probe.noisy']);
+    expect(result.ready).toHaveLength(1);
+    expect(result.stale).toBe(0);
+    expect((await work.feed()).cards.map((c) => c.title)).toEqual(['Finding kept']);
+    const held = await work.list({ states: ['candidate'] });
+    expect(held.map((c) => c.diagnostic?.detector).sort()).toEqual(['draft.follow_up', 'probe.noisy']);
+    expect(held.find((c) => c.diagnostic?.detector === 'probe.noisy')?.diagnostic?.state_reason).toMatch(/^its detector is held back \(exploration\.detectors_held names probe\.noisy/);
+    // Held cards take no place in the budget: with room for one card, the one shown is the unheld one.
+    await run(['probe'], 1);
+    expect((await work.feed()).cards).toEqual([]);
+    expect((await work.list({ states: ['candidate'] })).map((c) => c.diagnostic?.detector).sort()).toEqual(['draft.follow_up', 'probe.noisy', 'probe.rule']);
+    await run(['probe.noisy'], 1);
+    expect((await work.feed()).cards.map((c) => c.title)).toEqual(['Finding kept']);
+    // Let out again: the same cards (not new ones) return to the feed.
+    const ids = (await work.list({ states: ['candidate'] })).map((c) => c.id).sort();
+    await run([]);
+    const back = (await work.feed()).cards;
+    expect(back).toHaveLength(3);
+    expect(ids.every((id) => back.some((c) => c.id === id))).toBe(true);
+  });
+
   it('an empty result is an empty feed', async () => {
     const { work, cycle } = await setup();
     const result = await cycle();

@@ -7,6 +7,7 @@ import { buildRepositoryIndex, scopePolicyFromConfig } from '@sous/retrieval';
 import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
+import { detectorOff } from '../src/cycle/run-cycle';
 import { docSnapshots, exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
@@ -57,10 +58,10 @@ function allFiles(view: RepositoryView): Frontier {
   return { entries: view.paths().map((path) => ({ path, priority: 1 })), priority: () => 1 };
 }
 
-/** One run of the detector; `off`: the detector ids `exploration.detectors_off` turns off. */
-async function detect(dir: string, everything = false, off: ReadonlySet<string> = new Set()): Promise<DetectorResult> {
+/** One run of the detector; `off`: the detector ids `exploration.detectors_off` turns off; `held`: those `exploration.detectors_held` holds. */
+async function detect(dir: string, everything = false, off: ReadonlySet<string> = new Set(), held: ReadonlySet<string> = new Set()): Promise<DetectorResult> {
   const view = await viewOf(dir, everything);
-  return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id) });
+  return docsDriftDetector.detect({ view, trigger: { kind: 'warm' }, frontier: allFiles(view), signal: new AbortController().signal, isOff: (id) => off.has(id), isHeld: (id) => detectorOff(id, [...held]) });
 }
 
 function headOf(dir: string): string {
@@ -750,19 +751,37 @@ describe('docsDriftDetector', () => {
     expect(candidates.map((c) => c.detector)).toEqual(['docs_drift.removed_name']);
   });
 
-  it("patches a renamed flag only while flags' cards are on; a moved file's patch needs only patches on", async () => {
+  /** A doc naming `--dry-run` (renamed to `--preview`) and linking src/defaults.ts (moved) in one commit. */
+  function renamedFlagMovedFile(): { doc: string; dir: string } {
     const doc = 'Pass `--dry-run` first. See [the defaults](../src/defaults.ts).\n';
     const dir = repoWith([
       { message: 'cli', files: { 'src/cli.ts': "program.option('--dry-run', 'print only');\n", 'src/defaults.ts': 'export const D = 1;\n' } },
       { message: 'docs', files: { 'docs/cli.md': doc } },
       { message: 'Shorter names', files: { 'src/cli.ts': "program.option('--preview', 'print only');\n" }, mv: ['src/defaults.ts', 'src/config-defaults.ts'] },
     ]);
+    return { doc, dir };
+  }
+
+  it("patches a renamed flag only while flags' cards are on; a moved file's patch needs only patches on", async () => {
+    const { doc, dir } = renamedFlagMovedFile();
     const flagOn = await detect(dir, false, new Set(['docs_drift.removed_path', 'docs_drift.moved_path']));
     expect(applyPatch(doc, flagOn.candidates.find((c) => c.kind === 'virtual_diff')?.diff?.patch ?? '')).toBe('Pass `--preview` first. See [the defaults](../src/config-defaults.ts).\n');
-    // Flags off (the default): no flag card and no flag patch; the move is still patched.
+    // Flags off: no flag card and no flag patch; the move is still patched.
     const flagOff = await detect(dir, false, new Set(['docs_drift.removed_flag']));
     expect(flagOff.candidates.map((c) => c.detector)).toEqual(['docs_drift.moved_path', 'docs_drift.rename_diff']);
     expect(applyPatch(doc, flagOff.candidates[1]?.diff?.patch ?? '')).toBe('Pass `--dry-run` first. See [the defaults](../src/config-defaults.ts).\n');
+  });
+
+  it("still finds a held kind's drift, but patches none of it: the patch covers only what the feed may show", async () => {
+    const { doc, dir } = renamedFlagMovedFile();
+    // Flags held, as by default: the flag's card is made (the cycle keeps it a candidate), its rename is not patched.
+    const { candidates } = await detect(dir, false, new Set(), new Set(['docs_drift.removed_flag']));
+    expect(candidates.map((c) => c.detector).sort()).toEqual(['docs_drift.moved_path', 'docs_drift.removed_flag', 'docs_drift.rename_diff']);
+    expect(candidates.find((c) => c.detector === 'docs_drift.removed_flag')?.title).toContain('`--dry-run`, renamed to `--preview`');
+    expect(applyPatch(doc, candidates.find((c) => c.kind === 'virtual_diff')?.diff?.patch ?? '')).toBe('Pass `--dry-run` first. See [the defaults](../src/config-defaults.ts).\n');
+    // A held family holds every kind in it: docs drift's own cards stay, and no patch rests on any of them.
+    const family = await detect(dir, false, new Set(), new Set(['docs_drift']));
+    expect(family.candidates.map((c) => c.detector).sort()).toEqual(['docs_drift.moved_path', 'docs_drift.removed_flag']);
   });
 
   it('finds the removal when the clone lacks the blob of a binary file (a partial clone)', async () => {

@@ -18,7 +18,7 @@ const JOB_POLL_MS = 250;
 /** The store lists at most this many cards in one call: "every ready card" in practice. */
 const READY_LIMIT = 500;
 
-interface PrepareOptions { path?: string; json?: boolean; failOn?: string }
+interface PrepareOptions { path?: string; json?: boolean; failOn?: string; diagnostic?: boolean }
 
 /** The cycle's figures, the same whether the CLI or a daemon ran it. */
 interface CycleSummary {
@@ -47,9 +47,18 @@ interface PreparedItem {
   actions: string[];
 }
 
+/** A candidate as `--diagnostic` prints it: not in the feed, with the score and why it waits. */
+interface CandidateItem extends PreparedItem {
+  score: number | null;
+  /** Why it is not ready: a held detector, the feed budget, or null (scored below the threshold). */
+  reason: string | null;
+}
+
 interface Prepared {
   cycle: CycleSummary;
   items: PreparedItem[];
+  /** Only with `--diagnostic`. */
+  candidates?: CandidateItem[];
 }
 
 /** `--fail-on docs_drift,virtual_diff`: the kinds whose ready cards fail the command (exit 1). */
@@ -86,6 +95,15 @@ function itemOf(card: FeedCard, claimKey: string | null | undefined): PreparedIt
   };
 }
 
+function candidateOf(card: FeedCard): CandidateItem {
+  return { ...itemOf(card, card.diagnostic?.claim_key), score: card.diagnostic?.score ?? null, reason: card.diagnostic?.state_reason ?? null };
+}
+
+/** Candidates best first, as `--diagnostic` lists them. */
+function candidatesOf(cards: readonly FeedCard[]): CandidateItem[] {
+  return [...cards].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at })).map(candidateOf);
+}
+
 /** Best first, like the feed: score, then the most recently prepared. */
 function byScore(a: { score: number | null; at: string }, b: { score: number | null; at: string }): number {
   return (b.score ?? 0) - (a.score ?? 0) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
@@ -111,7 +129,7 @@ function summaryOf(result: CycleResult): CycleSummary {
  * evidence moved stale (no watcher saw the edits since the last run), run one warm cycle and list
  * every ready card. The store is the daemon's, so a later `sous up` starts from these cards.
  */
-function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> {
+function prepareOffline(paths: SousPaths, progress: boolean, withCandidates: boolean): Promise<Prepared> {
   return withOfflineIndex(paths, progress, async ({ config, policy, store, workspaceId, live }) => {
     const reader = live.reader();
     await markStale({ store, workspaceId }, 'all', async (p) => reader.file(p)?.sha256 ?? null);
@@ -130,7 +148,10 @@ function prepareOffline(paths: SousPaths, progress: boolean): Promise<Prepared> 
     }
     const ready: WorkProductWithEvidence[] = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: READY_LIMIT });
     ready.sort((a, b) => byScore({ score: a.score, at: a.updatedAt.toISOString() }, { score: b.score, at: b.updatedAt.toISOString() }));
-    return { cycle: summaryOf(result), items: ready.map((card) => itemOf(feedCard(card, false), card.claimKey)) };
+    const items = ready.map((card) => itemOf(feedCard(card, false), card.claimKey));
+    if (!withCandidates) return { cycle: summaryOf(result), items };
+    const candidates = await store.workProducts.listWithEvidence({ workspaceId, states: ['candidate'], limit: READY_LIMIT });
+    return { cycle: summaryOf(result), items, candidates: candidatesOf(candidates.map((card) => feedCard(card, true))) };
   });
 }
 
@@ -158,7 +179,7 @@ function lostWithRestart(job: JobInfo | undefined): boolean {
  * A daemon restart meanwhile (a crash; the supervisor brings it back) is ridden out: requests wait
  * for the new daemon (DaemonSession), and a cycle lost with the old one is queued again.
  */
-async function prepareWithDaemon(session: DaemonSession): Promise<Prepared> {
+async function prepareWithDaemon(session: DaemonSession, withCandidates: boolean): Promise<Prepared> {
   try {
     const queue = () => session.call((c) => c.post<{ job: { id: string; state: string } }>('/prepare', {}));
     let queued = await queue();
@@ -202,29 +223,44 @@ async function prepareWithDaemon(session: DaemonSession): Promise<Prepared> {
     };
     const list = await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=ready&limit=${READY_LIMIT}`));
     const cards = [...list.items].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at }));
-    return { cycle, items: cards.map((card) => itemOf(card, card.diagnostic?.claim_key)) };
+    const items = cards.map((card) => itemOf(card, card.diagnostic?.claim_key));
+    if (!withCandidates) return { cycle, items };
+    const held = await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=candidate&limit=${READY_LIMIT}`));
+    return { cycle, items, candidates: candidatesOf(held.items) };
   } catch (err) {
     if (err instanceof DaemonRequestError) throw new CliError(err.message);
     throw err;
   }
 }
 
+function printItem(item: PreparedItem): void {
+  printLine('');
+  printLine(`${item.kind}  ${item.title}`);
+  for (const e of item.evidence) {
+    const lines = e.line_start === null ? '' : e.line_end !== null && e.line_end !== e.line_start ? `:${e.line_start}-${e.line_end}` : `:${e.line_start}`;
+    printLine(`  ${e.path}${lines}${e.commit ? ` @${e.commit.slice(0, 12)}` : ''}  ${e.note}`);
+  }
+  if (item.action) printLine(`  → ${item.action}`);
+}
+
 function printHuman(prepared: Prepared): void {
   const c = prepared.cycle;
   printLine(`Cycle ran in ${c.duration_ms} ms (${c.answered_by === 'daemon' ? 'by the daemon' : 'in the CLI'}): ${c.candidates} candidates, ${c.landed} newly ready.`);
-  if (prepared.items.length === 0) {
-    printLine('No ready Prepared Work: nothing strong and fresh to show (an empty feed is a valid answer).');
-    return;
+  if (prepared.items.length === 0) printLine('No ready Prepared Work: nothing strong and fresh to show (an empty feed is a valid answer).');
+  else {
+    printLine(`${prepared.items.length} ready card${prepared.items.length === 1 ? '' : 's'}:`);
+    for (const item of prepared.items) printItem(item);
   }
-  printLine(`${prepared.items.length} ready card${prepared.items.length === 1 ? '' : 's'}:`);
-  for (const item of prepared.items) {
-    printLine('');
-    printLine(`${item.kind}  ${item.title}`);
-    for (const e of item.evidence) {
-      const lines = e.line_start === null ? '' : e.line_end !== null && e.line_end !== e.line_start ? `:${e.line_start}-${e.line_end}` : `:${e.line_start}`;
-      printLine(`  ${e.path}${lines}${e.commit ? ` @${e.commit.slice(0, 12)}` : ''}  ${e.note}`);
-    }
-    if (item.action) printLine(`  → ${item.action}`);
+  if (prepared.candidates === undefined) return;
+  printLine('');
+  printLine(
+    prepared.candidates.length === 0
+      ? 'No candidates.'
+      : `${prepared.candidates.length} candidate${prepared.candidates.length === 1 ? '' : 's'}, not in the feed (weaker evidence, a held detector or the feed budget):`,
+  );
+  for (const item of prepared.candidates) {
+    printItem(item);
+    printLine(`  (candidate${item.score === null ? '' : `, score ${item.score.toFixed(2)}`}${item.reason ? `: ${item.reason}` : ''})`);
   }
 }
 
@@ -234,6 +270,7 @@ export function registerPrepareCommand(program: Command): void {
     .description('one-shot: run a preparation cycle and list every ready Prepared Work card (for scripts and CI)')
     .option('--path <dir>', 'repository (default: nearest .sous/ upward, else the current directory)')
     .option('--json', 'print the cycle and every ready card as JSON')
+    .option('--diagnostic', 'also list the candidates: cards kept out of the feed (held detectors such as docs drift of names and flags, weaker evidence, the feed budget), with the reason')
     .option('--fail-on <kinds>', `exit 1 when a ready card of these kinds exists (comma-separated: ${WORK_PRODUCT_KINDS.join(', ')})`)
     .action(
       run(async (opts: PrepareOptions) => {
@@ -245,7 +282,8 @@ export function registerPrepareCommand(program: Command): void {
         // A running daemon (or one its supervisor is restarting) holds the store and the index: ask
         // it to run the cycle instead of opening either.
         const session = await DaemonSession.open(paths, { onWait: printError });
-        const prepared = session !== undefined ? await prepareWithDaemon(session) : await prepareOffline(paths, !opts.json && process.stderr.isTTY === true);
+        const withCandidates = opts.diagnostic === true;
+        const prepared = session !== undefined ? await prepareWithDaemon(session, withCandidates) : await prepareOffline(paths, !opts.json && process.stderr.isTTY === true, withCandidates);
 
         if (opts.json) printJson({ workspace: paths.root, ...prepared });
         else printHuman(prepared);

@@ -24,7 +24,7 @@ export interface Scored {
   score: number;
   parts: ScoreParts;
   state: Extract<WorkProductState, 'ready' | 'candidate'>;
-  /** Why a candidate that scored high enough to be ready is held back (the feed budget). */
+  /** Why a candidate that scored high enough to be ready is held back (the feed budget, or a held detector). */
   held?: string;
 }
 
@@ -54,7 +54,7 @@ export async function land(ctx: LandContext, scored: Scored): Promise<{ outcome:
     }
     const transition = from === 'stale' ? 'regenerated' : scored.state === 'ready' ? 'landed' : 'held';
     if (!canTransition(from, transition)) return { outcome: 'kept', id: existing.id, state: from };
-    await ctx.store.workProducts.update(existing.id, { state: scored.state, score: scored.score, stateReason: null, details: details(ctx, scored), ...text });
+    await ctx.store.workProducts.update(existing.id, { state: scored.state, score: scored.score, stateReason: scored.held ?? null, details: details(ctx, scored), ...text });
     if (scored.state === 'ready') ctx.events?.emit({ type: 'card.landed', id: existing.id, kind: candidate.kind, title: candidate.title });
     return { outcome: 'updated', id: existing.id, state: scored.state };
   }
@@ -71,6 +71,7 @@ export async function land(ctx: LandContext, scored: Scored): Promise<{ outcome:
     detector: candidate.detector,
     claimKey: key,
     score: scored.score,
+    ...(scored.held !== undefined ? { stateReason: scored.held } : {}),
     evidence: evidenceOf(candidate).map(evidenceInput),
   });
   if (scored.state === 'ready') ctx.events?.emit({ type: 'card.landed', id: row.id, kind: candidate.kind, title: candidate.title });

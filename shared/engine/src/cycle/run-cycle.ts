@@ -117,7 +117,14 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
     signal.throwIfAborted();
     const t = Date.now();
     try {
-      const result = await detector.detect({ view, trigger, frontier, signal, isOff: (id) => detectorOff(id, exploration.detectors_off) });
+      const result = await detector.detect({
+        view,
+        trigger,
+        frontier,
+        signal,
+        isOff: (id) => detectorOff(id, exploration.detectors_off),
+        isHeld: (id) => detectorOff(id, exploration.detectors_held),
+      });
       results.push({ detector, result });
       reports.push({ name: detector.name, candidates: result.candidates.length, ms: Date.now() - t });
     } catch (err) {
@@ -147,7 +154,7 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   // Retired first: a card that is no longer found must not hold a place in the feed budget.
   const retired = await retire(options, results, open, current);
   const budget = applyFeedBudget(
-    scoreAll(candidates, view, frontier, open, feedback),
+    scoreAll(candidates, view, frontier, open, feedback, exploration.detectors_held),
     open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey) && !retired.has(card.id)),
     exploration.max_ready_cards,
   );
@@ -205,16 +212,23 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
  * Scores candidates strongest first, so that novelty also counts the cards this cycle has already
  * made ready: a second card on the same line (a brief on a finding) scores lower than the first.
  */
-function scoreAll(candidates: readonly Candidate[], view: RepositoryView, frontier: Frontier, open: readonly WorkProductWithEvidence[], feedback: ReadonlyMap<string, FeedbackCounts>): Scored[] {
+function scoreAll(
+  candidates: readonly Candidate[],
+  view: RepositoryView,
+  frontier: Frontier,
+  open: readonly WorkProductWithEvidence[],
+  feedback: ReadonlyMap<string, FeedbackCounts>,
+  held: readonly string[],
+): Scored[] {
   // Open cards found again in this cycle are judged in this cycle's order, not against their old selves.
   const current = new Set(candidates.map(claimKey));
   const others = open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey));
-  const firstPass = candidates.map((c) => score(c, view, frontier, [], feedback.get(c.detector), others));
+  const firstPass = candidates.map((c) => score(c, view, frontier, [], feedback.get(c.detector), others, held));
   firstPass.sort((a, b) => b.score - a.score);
   const readyLines: Array<{ key: string; path: string; line: number | undefined }> = [];
   const out: Scored[] = [];
   for (const { candidate } of firstPass) {
-    const s = score(candidate, view, frontier, readyLines, feedback.get(candidate.detector), others);
+    const s = score(candidate, view, frontier, readyLines, feedback.get(candidate.detector), others, held);
     if (s.state === 'ready') readyLines.push({ key: claimKey(candidate), path: candidate.evidence[0]?.path ?? '', line: candidate.evidence[0]?.lineStart });
     out.push(s);
   }
@@ -228,6 +242,7 @@ function score(
   landedNow: ReadonlyArray<{ key: string; path: string; line: number | undefined }>,
   counts: FeedbackCounts | undefined,
   others: readonly WorkProductWithEvidence[],
+  held: readonly string[],
 ): Scored {
   const fresh = candidate.evidence.every((e) => e.contentHash === undefined || view.file(e.path)?.sha256 === e.contentHash);
   const cited = [...candidate.targets, ...candidate.evidence.map((e) => e.path)];
@@ -245,8 +260,11 @@ function score(
     usefulness: usefulness(counts),
   };
   const total = combine(parts);
-  const ready = total >= READY_THRESHOLD && !suppressed(counts);
-  return { candidate, score: total, parts, state: ready ? 'ready' : 'candidate' };
+  const worthy = total >= READY_THRESHOLD && !suppressed(counts);
+  // A held detector's card (and a draft after one) is scored as any other, and kept a candidate.
+  const heldBack = worthy && (detectorOff(candidate.detector, held) || (candidate.follows !== undefined && detectorOff(candidate.follows, held)));
+  if (heldBack) return { candidate, score: total, parts, state: 'candidate', held: heldByDetector(candidate.detector) };
+  return { candidate, score: total, parts, state: worthy ? 'ready' : 'candidate' };
 }
 
 /**
@@ -277,7 +295,12 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
   return stale;
 }
 
-/** Whether `exploration.detectors_off` names this detector id or its family (`review` for `review.todo_added`). */
+/** Why a ready-worthy card of a held detector stays a candidate (`details.held`, the diagnostic view). */
+export function heldByDetector(detector: string): string {
+  return `its detector is held back (exploration.detectors_held names ${detector} or its family): its cards were wrong too often on real repositories to be shown`;
+}
+
+/** Whether a list of detector ids (`exploration.detectors_off`, `…_held`) names this id or its family (`review` for `review.todo_added`). */
 export function detectorOff(detector: string, off: readonly string[]): boolean {
   return off.some((o) => detector === o || detector.startsWith(`${o}.`));
 }

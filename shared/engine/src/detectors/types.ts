@@ -22,6 +22,12 @@ export interface DetectorContext {
    * whose cards would be dropped need not be done. Nothing is off when absent.
    */
   isOff?: (detector: string) => boolean;
+  /**
+   * Whether `exploration.detectors_held` keeps this detector id's cards as candidates: its findings
+   * are still wanted (the diagnostic view), but nothing shown may rest on them (no patch). Nothing is
+   * held when absent.
+   */
+  isHeld?: (detector: string) => boolean;
 }
 
 /** What one detector found, and where it looked. */

@@ -36,11 +36,11 @@ const MAX_SITES_CITED = 5;
 export const docsDriftDetector: Detector = {
   name: 'docs_drift',
   kinds: ['docs_drift', 'virtual_diff'],
-  async detect({ view, frontier, signal, isOff }: DetectorContext): Promise<DetectorResult> {
-    // A kind whose cards are off (names, flags, variables, config keys by default) is not looked for,
-    // and so gets no patch either. Moves are the exception: a moved file's or module's patch is made
-    // while patches (`docs_drift.rename_diff`, off by default: 2 of 14 wrong, docs/benchmarks.md) are
-    // on, even with the module-path cards off.
+  async detect({ view, frontier, signal, isOff, isHeld }: DetectorContext): Promise<DetectorResult> {
+    // A kind whose cards are off is not looked for, and so gets no patch either; a held kind (names,
+    // flags, variables, config keys by default) is looked for, its cards kept as candidates. Moves are
+    // the exception: a moved file's or module's patch is made while patches (`docs_drift.rename_diff`,
+    // off by default: 2 of 23 wrong, docs/benchmarks.md) are on, even with the module-path cards off.
     const detectorOn = (detector: string): boolean => isOff?.(detector) !== true;
     // A file or module that moved has cards of its own (`moved_path`), on or off apart from deleted
     // ones (`removed_path`): both on by default (judged on fresh set 13, moved files right 3 times in
@@ -130,7 +130,10 @@ export const docsDriftDetector: Detector = {
       findings.push(...found.filter((f) => !(f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, splitOut, { file: f.removal.file, folderExists }))));
       covered.push(doc);
     }
-    return { candidates: cardsByCommit(view, findings, cardOn).filter((c) => c.kind !== 'docs_drift' || detectorOn(c.detector)), covered };
+    // A held kind (names, flags by default: exploration.detectors_held) keeps its cards as candidates,
+    // and no patch shown in the feed may rest on a finding nobody is shown.
+    const patchOn = (f: Finding): boolean => isHeld?.(cardDetector(f.group.kind, [f])) !== true;
+    return { candidates: cardsByCommit(view, findings, cardOn, patchOn).filter((c) => c.kind !== 'docs_drift' || detectorOn(c.detector)), covered };
   },
 };
 
@@ -290,7 +293,7 @@ const MAX_TITLE_NAMES = 3;
  * docs and names it left behind), and one virtual diff per commit for the mentions whose single
  * replacement exists now.
  */
-function cardsByCommit(view: RepositoryView, findings: readonly Finding[], cardOn: (kind: MentionKind) => boolean): Candidate[] {
+function cardsByCommit(view: RepositoryView, findings: readonly Finding[], cardOn: (kind: MentionKind) => boolean, patchOn: (f: Finding) => boolean): Candidate[] {
   const byCommit = new Map<string, Finding[]>();
   for (const f of mergesUnrenamed(findings)) {
     const list = byCommit.get(f.removal.commit.sha);
@@ -307,7 +310,7 @@ function cardsByCommit(view: RepositoryView, findings: readonly Finding[], cardO
       if (direct.length > 0) out.push(driftCard(view, direct));
       if (indirect.length > 0) out.push(driftCard(view, indirect));
     }
-    const diff = renameDiff(view, list);
+    const diff = renameDiff(view, list.filter(patchOn));
     if (diff !== undefined) out.push(diff);
   }
   return out;
@@ -411,6 +414,11 @@ function itemsOf(list: readonly Finding[]): string[] {
  */
 export const INDIRECT_STRENGTH = 0.2;
 
+/** The detector id of the card for these findings of one kind: moves have their own (`moved_path`). */
+function cardDetector(kind: MentionKind, list: readonly Finding[]): string {
+  return `docs_drift.${moves(kind) && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`;
+}
+
 /** One commit's findings of one kind, all direct or all indirect: the drift card. */
 function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
   const first = list[0] as Finding;
@@ -464,7 +472,7 @@ function driftCard(view: RepositoryView, list: readonly Finding[]): Candidate {
   const codeTargets = list.flatMap((f) => (f.removal.current !== undefined && !docs.includes(f.removal.current) ? [f.removal.current] : []));
   return {
     kind: 'docs_drift',
-    detector: `docs_drift.${moves(kind) && list.every((f) => f.removal.renamedTo !== undefined) ? `moved_${kind}` : RULE[kind]}`,
+    detector: cardDetector(kind, list),
     // One claim per commit and kind: the card keeps its identity while docs are fixed one by one.
     claim: `${first.removal.commit.sha}|${kind}${indirect !== undefined ? '|indirect' : ''}`,
     title,
