@@ -16,7 +16,7 @@ export interface CliResult {
 
 /** What the first one-shot command on a workspace prints on stderr before creating its embedded database (docs/errors.md). */
 export function firstRunNotice(repo: string): string {
-  return `creating the embedded database in ${path.join(repo, '.sous', 'data')} (first run only, about 15 s)\n`;
+  return `creating the embedded database in ${path.join(repo, '.sous', 'data')} (first run only; about 1 s, up to 15 s for the first workspace on this machine)\n`;
 }
 
 /**

@@ -29,7 +29,7 @@ export async function withOfflineIndex<T>(paths: SousPaths, progress: boolean, u
   const policy = scopePolicyFromConfig(config);
   // Creating the embedded database is the one slow step of a first run: say so rather than sit silent.
   if (!process.env.DATABASE_URL && !embeddedStoreExists(paths.data)) {
-    process.stderr.write(`creating the embedded database in ${paths.data} (first run only, about 15 s)\n`);
+    process.stderr.write(`creating the embedded database in ${paths.data} (first run only; about 1 s, up to 15 s for the first workspace on this machine)\n`);
   }
   let store: Store;
   try {
