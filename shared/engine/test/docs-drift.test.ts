@@ -240,8 +240,9 @@ describe('extractMentions', () => {
     for (const doc of ['sep/sep-007.rst', 'peps/pep-0008.rst', 'docs/rfcs/0012-cache.md', 'docs/adr/0001-store.md', 'docs/proposals/cache.md', 'peeps/PEEP-044.md', 'docs/_docs/05_rfc/for_each_iteration.md']) expect(isHistoryDoc(doc)).toBe(true);
     expect(isHistoryDoc('docs/guide/separators.md')).toBe(false);
     expect(isHistoryDoc('docs/05-community/01-contributing.mdx')).toBe(false);
-    // A changelog named by its end, and towncrier's news fragments, wherever they are kept.
-    for (const doc of ['BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md']) expect(isHistoryDoc(doc)).toBe(true);
+    // A changelog named by its end, towncrier's news fragments and the change files of changesets and
+    // covector (tauri's `.changes/`), wherever they are kept.
+    for (const doc of ['.changes/internal-default-args.md', '.changeset/brave-cats.md', 'BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
     for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md', 'REFACTOR.md']) expect(isHistoryDoc(doc)).toBe(true);

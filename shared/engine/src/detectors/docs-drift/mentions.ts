@@ -81,7 +81,7 @@ export function isProseDoc(filePath: string, language?: Language): boolean {
  * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
  * They are meant to name old code, so they are never drift.
  */
-const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|logs)?|\.changesets?|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
+const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|logs)?|\.change(?:s|sets?)|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
 /** A doc file's extension (DOC_EXTENSIONS) at the end of a name, for the name patterns below. */
 const DOC_END = `\\.(?:${[...DOC_EXTENSIONS].map((e) => e.slice(1)).join('|')})$`;
 /**
