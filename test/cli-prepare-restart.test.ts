@@ -9,7 +9,6 @@ import * as fs from 'node:fs';
 import { CLI, embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
-import { patchesOn } from './support/prepared-work';
 import { until } from './support/wait';
 
 /** Whether process `pid` holds an established TCP connection to `port` on this machine (Linux /proc). */
@@ -49,7 +48,6 @@ test('a daemon killed while sous prepare waits on it is waited for, and the cycl
     git(repo, ['commit', '-q', '-m', 'config and guide']);
     git(repo, ['mv', 'src/config.ts', 'src/settings.ts']);
     git(repo, ['commit', '-q', '-m', 'Move the parser to src/settings.ts']);
-    patchesOn(repo);
     const port = await freePort();
     const up = await sous(['up', '--path', repo, '--port', String(port), '--json'], { env });
     expect(up.code).toBe(0);

@@ -67,8 +67,9 @@ describe('sous prepare', () => {
       expect(drift!.title).toContain('src/defaults.ts');
       expect(drift!.title).toContain('moved to `src/config-defaults.ts`');
       expect(drift!.actions).toEqual(expect.arrayContaining(['inspect', 'export']));
-      // Patches are off by default (docs_drift.rename_diff): the card says where the file went, no patch is offered.
-      expect(items.filter((i) => i.kind === 'virtual_diff')).toEqual([]);
+      // The move's patch is offered (docs_drift.rename_diff); the renamed name, held back, gets none.
+      const patches = items.filter((i) => i.kind === 'virtual_diff');
+      expect(patches.map((i) => i.title)).toEqual([expect.stringContaining('`src/defaults.ts` → `src/config-defaults.ts`')]);
       expect(res.json.cycle.landed).toBeGreaterThanOrEqual(1);
 
       // Nothing changed: the next run keeps the same cards and lands none.

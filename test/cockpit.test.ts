@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { CLI, embeddedEnv, freePort, pinBundle, sous, upAndIndexed } from './support/cli';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { rawRequest } from './support/http';
-import { makeRenameDriftRepo, patchesOn, warmCycle } from './support/prepared-work';
+import { makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { rmTempDir } from './support/tmp';
 import { until } from './support/wait';
 import { ARTIFACTS, launchChromium, lowContrast, type Browser } from './support/browser';
@@ -39,7 +39,6 @@ describe('cockpit in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     repo = makeRenameDriftRepo();
-    patchesOn(repo); // the feed shows the move's patch
     env = embeddedEnv();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;

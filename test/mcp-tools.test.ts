@@ -19,7 +19,7 @@ import { TIER_EFFECTS, type Tier } from '@sous/setup';
 import { embeddedEnv, freePort, gitSnapshot, pinBundle, sous } from './support/cli';
 import { makeGitRepo, makeTempDir, rmTempDir } from './support/tmp';
 import { until } from './support/wait';
-import { makeRenameDriftRepo, patchesOn } from './support/prepared-work';
+import { makeRenameDriftRepo } from './support/prepared-work';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- structured results are checked field by field
 type Structured = Record<string, any>;
@@ -131,7 +131,6 @@ describe('MCP tools over a real daemon', () => {
 
   beforeAll(async () => {
     repo = makeRenameDriftRepo();
-    patchesOn(repo); // the move's patch is read through the tools
     before = gitSnapshot(repo);
     env = embeddedEnv();
     port = await freePort();

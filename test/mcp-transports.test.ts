@@ -12,7 +12,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CLI, embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
 import { git, makeGitRepo, rmTempDir, writeFile } from './support/tmp';
-import { patchesOn } from './support/prepared-work';
 import { until } from './support/wait';
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -39,7 +38,6 @@ describe('sous mcp transports', () => {
     writeFile(repo, 'src/config.ts', 'export function loadConfig(text: string) {\n  return JSON.parse(text);\n}\n');
     git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
     git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
-    patchesOn(repo); // the dashboard is awaited until it lists the move's patch
   });
 
   afterAll(async () => {
@@ -65,7 +63,7 @@ describe('sous mcp transports', () => {
       await call(client, 'sous_warm', { paths: ['docs/guide.md'] });
       const dashboard = await until(async () => {
         const d = await call(client, 'sous_prepared_work_dashboard');
-        // The move's patch (name cards, and with them renames' patches, are off by default).
+        // The move's patch (names are held back by default, and their renames get no patch).
         return !d.isError && JSON.stringify(d.data).includes('virtual_diff') ? d : undefined;
       }, 30_000, 300);
       expect(dashboard.text).toMatch(/config-defaults/);

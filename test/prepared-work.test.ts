@@ -14,7 +14,7 @@ import { rawRequest } from './support/http';
 import { git, rmTempDir, writeFile } from './support/tmp';
 import { embeddedTopology, serverTopology } from './support/topologies';
 import { until } from './support/wait';
-import { GUIDE, makeRenameDriftRepo, patchesOn, warmCycle } from './support/prepared-work';
+import { GUIDE, makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 
 interface Card {
   id: string;
@@ -47,7 +47,6 @@ describe.each([embeddedTopology(), serverTopology('prepwork')])('Prepared Work t
 
   beforeAll(async () => {
     repo = makeRenameDriftRepo();
-    patchesOn(repo); // the move's patch is checked below
     before = gitSnapshot(repo);
     env = await topology.env();
     port = await freePort();

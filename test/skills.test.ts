@@ -19,7 +19,7 @@ import { DaemonClient } from '@sous/runtime';
 import { embeddedEnv, freePort, pinBundle, sous, upAndIndexed } from './support/cli';
 import { startFakeBackend, type FakeBackend } from './support/fake-backend';
 import { rawRequest } from './support/http';
-import { GUIDE, makeRenameDriftRepo, patchesOn, warmCycle } from './support/prepared-work';
+import { GUIDE, makeRenameDriftRepo, warmCycle } from './support/prepared-work';
 import { git, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
 
@@ -58,7 +58,6 @@ describe('skills through a real daemon', () => {
 
   beforeAll(async () => {
     repo = makeRenameDriftRepo();
-    patchesOn(repo); // skills attach to the move's patch
     writeFile(repo, 'skills/docs-drift/SKILL.md', skillMd('docs-drift', 'Update docs that still name a renamed function, with a patch for the guide', PROJECT_BODY));
     home = makeTempDir('sous-user-home-');
     writeFile(home, '.claude/skills/my-docs-drift/SKILL.md', skillMd('my-docs-drift', EXTERNAL_DESCRIPTION, EXTERNAL_BODY));

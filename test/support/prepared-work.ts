@@ -1,5 +1,4 @@
 /** Shared arrangements of the Prepared Work tests: a repository with a planted docs drift, a warm cycle. */
-import { defaultConfig } from '@sous/config';
 import { rawRequest } from './http';
 import { git, makeGitRepo, writeFile } from './tmp';
 import { until } from './wait';
@@ -11,8 +10,8 @@ export const GUIDE = ['# Guide', '', 'Read the settings with `parseConfig` befor
  * A repository whose latest commit renames `parseConfig` to `loadConfig` in src/config.ts and its
  * caller and moves src/defaults.ts to src/config-defaults.ts, while docs/guide.md (line 3) still
  * mentions the old name and links the old file. With the default detectors that is a docs drift
- * card for the moved file (`docs_drift.moved_path`); with patches on (patchesOn) its patch too
- * (`docs_drift.rename_diff`). The rename gets neither while name cards are off (the default).
+ * card for the moved file (`docs_drift.moved_path`) and its patch (`docs_drift.rename_diff`); the
+ * rename's card is a candidate and gets no patch while names are held back (the default).
  */
 export function makeRenameDriftRepo(): string {
   const repo = makeGitRepo();
@@ -27,17 +26,6 @@ export function makeRenameDriftRepo(): string {
   git(repo, ['mv', 'src/defaults.ts', 'src/config-defaults.ts']);
   git(repo, ['commit', '-q', '-am', 'Rename parseConfig to loadConfig, move the defaults']);
   return repo;
-}
-
-/**
- * Turns docs drift's patches on as a user would, in the workspace's own `.sous/config.toml` (written
- * before Sous first starts there; Sous keeps an existing file): the default list without
- * `docs_drift.rename_diff`. `.sous/` ignores itself, as Sous would make it.
- */
-export function patchesOn(repo: string): void {
-  const off = defaultConfig().exploration.detectors_off.filter((id) => id !== 'docs_drift.rename_diff');
-  writeFile(repo, '.sous/.gitignore', '*\n');
-  writeFile(repo, '.sous/config.toml', `[exploration]\ndetectors_off = ${JSON.stringify(off)}\n`);
 }
 
 /** Queues a warm cycle on the daemon at `port` and waits for its job to end; returns the job. */

@@ -18,8 +18,8 @@ import { PreparedWork, createModelAssist, createRepositoryView, defaultDetectors
 const MODEL = 'qwen2.5-coder:1.5b';
 const RATIONALE = 'Readers who follow the guide open a file that is no longer there.';
 const REQUEST = 'Update the call `total(1, 2)` in src/report.ts line 2 to pass a third term, then run the tests.';
-// Docs drift's patches are off by default; this cycle checks rationales on the move's patch too, so they are on.
-const config = ((c) => ({ ...c, exploration: { ...c.exploration, detectors_off: c.exploration.detectors_off.filter((id) => id !== 'docs_drift.rename_diff') } }))(defaultConfig());
+// The defaults: this cycle checks rationales on the move's patch too (moves' patches are on).
+const config = defaultConfig();
 const policy = scopePolicyFromConfig(config);
 const factory = pgliteFactory();
 
