@@ -40,7 +40,7 @@ export const docsDriftDetector: Detector = {
     // A kind whose cards are off is not looked for, and so gets no patch either; a held kind (names,
     // flags, variables, config keys by default) is looked for, its cards kept as candidates. Moves are
     // the exception: a moved file's or module's patch is made while patches (`docs_drift.rename_diff`,
-    // off by default: 2 of 23 wrong, docs/benchmarks.md) are on, even with the module-path cards off.
+    // on by default: 2 of 29 wrong, docs/benchmarks.md) are on, even with the module-path cards off.
     const detectorOn = (detector: string): boolean => isOff?.(detector) !== true;
     // A file or module that moved has cards of its own (`moved_path`), on or off apart from deleted
     // ones (`removed_path`): both on by default (judged on fresh set 13, moved files right 3 times in
