@@ -41,7 +41,8 @@ describe('preparation with and without a model backend, and when the machine is 
     repo = makeGitRepo();
     writeFile(repo, 'src/config.ts', `// token ${KEY}\nexport function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n`);
     writeFile(repo, 'src/local.env', `API_KEY=${KEY}\n`);
-    // A link to a file the latest commit moves: a docs drift card with the default detectors (name cards are off).
+    // A link to a file the latest commit moves: a docs drift card and its patch with the default
+    // detectors; the renamed `parseConfig` makes a card too, held back as a candidate (names are held).
     writeFile(repo, 'src/defaults.ts', `// token ${KEY}\nexport const DEFAULTS = { port: '8080' };\n`);
     writeFile(repo, 'docs/guide.md', '# Guide\n\nCall `parseConfig` first; [the defaults](../src/defaults.ts) list every key.\n');
     writeFile(repo, 'src/math.ts', `// token ${KEY}\nexport function total(a: number, b: number): number {\n  return a + b;\n}\n`);
@@ -100,6 +101,10 @@ describe('preparation with and without a model backend, and when the machine is 
     const inspect = await get(`/work-products/${drift[0]!.id}/inspect`);
     expect(inspect.json.body).toContain(`## Why this matters here\n\n${RATIONALE}\n\n_Written by ${MODEL} from the cited lines`);
     expect(inspect.text).not.toContain(KEY);
+    // The model writes nothing for a held card (it is never shown): the rationales went to cards that are.
+    const held = ((await get('/work-products?state=candidate&kind=docs_drift')).json.items as Array<{ id: string; diagnostic: { detector: string } }>).filter((c) => c.diagnostic.detector === 'docs_drift.removed_name');
+    expect(held).toHaveLength(1);
+    expect((await get(`/work-products/${held[0]!.id}/inspect`)).json.body).not.toContain('## Why this matters here');
   });
 
   test('a ready draft for the likely next prompt is adopted once: its prompt and briefing are handed over', async () => {

@@ -141,8 +141,11 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   let candidates = skilled(dedupe(results.flatMap((r) => r.result.candidates)).filter((c) => on(c) && citesOnlyScope(view, c)));
   const openCards = () => store.workProducts.listWithEvidence({ workspaceId, states: ['ready', 'candidate'], limit: CARDS_CONSIDERED });
   if (options.model !== undefined) {
-    const proposal = await options.model.propose(view, candidates, signal, modelContext(frontier, seeds, await openCards()));
-    candidates = skilled(dedupe([...proposal.revised, ...proposal.added]).filter((c) => on(c) && citesOnlyScope(view, c)));
+    // The model writes only for cards that may be shown: a held detector's card (and a draft after
+    // one) stays a candidate whatever it says, so it would only take a rationale's place.
+    const held = (c: Candidate): boolean => isHeld(c, exploration.detectors_held);
+    const proposal = await options.model.propose(view, candidates.filter((c) => !held(c)), signal, modelContext(frontier, seeds, await openCards()));
+    candidates = skilled(dedupe([...proposal.revised, ...proposal.added, ...candidates.filter(held)]).filter((c) => on(c) && citesOnlyScope(view, c)));
   }
   signal.throwIfAborted();
 
@@ -262,7 +265,7 @@ function score(
   const total = combine(parts);
   const worthy = total >= READY_THRESHOLD && !suppressed(counts);
   // A held detector's card (and a draft after one) is scored as any other, and kept a candidate.
-  const heldBack = worthy && (detectorOff(candidate.detector, held) || (candidate.follows !== undefined && detectorOff(candidate.follows, held)));
+  const heldBack = worthy && isHeld(candidate, held);
   if (heldBack) return { candidate, score: total, parts, state: 'candidate', held: heldByDetector(candidate.detector) };
   return { candidate, score: total, parts, state: worthy ? 'ready' : 'candidate' };
 }
@@ -293,6 +296,11 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
     stale.add(card.id);
   }
   return stale;
+}
+
+/** Whether `exploration.detectors_held` holds this candidate's detector, or the one it follows (a draft). */
+function isHeld(candidate: Candidate, held: readonly string[]): boolean {
+  return detectorOff(candidate.detector, held) || (candidate.follows !== undefined && detectorOff(candidate.follows, held));
 }
 
 /** Why a ready-worthy card of a held detector stays a candidate (`details.held`, the diagnostic view). */
