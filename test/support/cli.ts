@@ -32,7 +32,9 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   }
   // A Sous home of its own (Auto Focus registry), and AI clients looked for only in an empty folder of
   // its own: daemons of different tests never see each other, nor the machine's running editors.
-  return { ...env, SOUS_HOME: makeTempDir('sous-home-'), SOUS_TEST_CLIENT_DIR: process.env.SOUS_TEST_CLIENT_DIR ?? makeTempDir('sous-clients-'), ...extra };
+  // The run's own cache (test/support/global-services.js): PGlite templates never land in ~/.cache/sous.
+  const cache = process.env.SOUS_CACHE_DIR !== undefined ? { SOUS_CACHE_DIR: process.env.SOUS_CACHE_DIR } : {};
+  return { ...env, ...cache, SOUS_HOME: makeTempDir('sous-home-'), SOUS_TEST_CLIENT_DIR: process.env.SOUS_TEST_CLIENT_DIR ?? makeTempDir('sous-clients-'), ...extra };
 }
 
 /**
