@@ -17,7 +17,7 @@ const root = path.join(__dirname, '..', '..', '..');
 const { openStore, WORK_PRODUCT_STATES } = require(path.join(root, 'shared', 'store', 'dist'));
 const { LiveIndex, scopePolicyFromConfig } = require(path.join(root, 'shared', 'retrieval', 'dist'));
 const config = require(path.join(root, 'shared', 'config', 'dist'));
-const { createRepositoryView, defaultDetectors, runCycle } = require(path.join(root, 'shared', 'engine', 'dist'));
+const { createRepositoryView, defaultDetectors, heldByDetector, runCycle } = require(path.join(root, 'shared', 'engine', 'dist'));
 
 /** The store lists at most this many cards per call; listed per state, so every card is seen. */
 const LIST_LIMIT = 500;
@@ -54,11 +54,11 @@ async function runState(store, job, sha) {
     const cards = [];
     for (const state of WORK_PRODUCT_STATES) {
       for (const c of await store.workProducts.listWithEvidence({ workspaceId, states: [state], limit: LIST_LIMIT })) {
-        // Scored ready, held back: by the feed budget (`held`), or because its detector is held
-        // (exploration.detectors_held: `held_detector`).
+        // Scored ready, held back: because its detector is held (exploration.detectors_held:
+        // `held_detector`), or by the feed budget (`held`).
         const reason = typeof c.details?.held === 'string' ? c.details.held : '';
-        const held = reason.startsWith('over the feed budget');
-        const heldDetector = reason !== '' && !held;
+        const heldDetector = reason !== '' && reason === heldByDetector(c.detector);
+        const held = reason !== '' && !heldDetector;
         // What a docs-drift card names: each (doc, name) its evidence cites (one card may cover several docs and names).
         const mentions = c.evidence.flatMap((e) => {
           const m = /^mentions `(.+)`$/.exec(e.note ?? '');

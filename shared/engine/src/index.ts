@@ -12,7 +12,7 @@ export type { Detector, DetectorContext, DetectorResult, Frontier } from './dete
 export { buildFrontier, frontierSeeds } from './cycle/frontier';
 export type { FrontierBounds } from './cycle/frontier';
 // Cycle: score, land, retire; freshness.
-export { runCycle, FRONTIER_COMMITS } from './cycle/run-cycle';
+export { runCycle, heldByDetector, FRONTIER_COMMITS } from './cycle/run-cycle';
 export type { CycleOptions, CycleResult, DetectorReport, ModelAssist, ModelContext, ModelProposal } from './cycle/run-cycle';
 export { claimKey } from './cycle/land';
 export { READY_THRESHOLD, SCORE_WEIGHTS, usefulness, suppressed, SUPPRESS_MIN_NEGATIVE, SUPPRESS_USEFULNESS_FLOOR } from './cycle/score';

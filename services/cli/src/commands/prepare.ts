@@ -3,7 +3,7 @@ import type { SousPaths } from '@sous/config';
 import { Skills, createRepositoryView, defaultDetectors, feedCard, markStale, runCycle, type CycleResult, type FeedCard } from '@sous/engine';
 import { FINAL_JOB_STATES, type JobInfo } from '@sous/jobs';
 import { DaemonRequestError } from '@sous/runtime';
-import { WORK_PRODUCT_KINDS, type WorkProductKind, type WorkProductWithEvidence } from '@sous/store';
+import { WORK_PRODUCT_KINDS, type WorkProductKind } from '@sous/store';
 import { CliError } from '../cli-error';
 import { DaemonSession } from '../daemon-session';
 import { printError, printJson, printLine } from '../output';
@@ -99,14 +99,10 @@ function candidateOf(card: FeedCard): CandidateItem {
   return { ...itemOf(card, card.diagnostic?.claim_key), score: card.diagnostic?.score ?? null, reason: card.diagnostic?.state_reason ?? null };
 }
 
-/** Candidates best first, as `--diagnostic` lists them. */
-function candidatesOf(cards: readonly FeedCard[]): CandidateItem[] {
-  return [...cards].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at })).map(candidateOf);
-}
-
-/** Best first, like the feed: score, then the most recently prepared. */
-function byScore(a: { score: number | null; at: string }, b: { score: number | null; at: string }): number {
-  return (b.score ?? 0) - (a.score ?? 0) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+/** Best first, like the feed: score, then the most recently prepared (cards listed with their diagnostic). */
+function bestFirst(cards: readonly FeedCard[]): FeedCard[] {
+  const scoreOf = (c: FeedCard): number => c.diagnostic?.score ?? 0;
+  return [...cards].sort((a, b) => scoreOf(b) - scoreOf(a) || (a.prepared_at < b.prepared_at ? 1 : a.prepared_at > b.prepared_at ? -1 : 0));
 }
 
 function summaryOf(result: CycleResult): CycleSummary {
@@ -146,12 +142,11 @@ function prepareOffline(paths: SousPaths, progress: boolean, withCandidates: boo
       if (signal.aborted) throw new CliError(`the preparation cycle ran past compute.max_cycle_seconds (${config.compute.max_cycle_seconds} s); raise it with sous config set compute.max_cycle_seconds <n>`);
       throw err;
     }
-    const ready: WorkProductWithEvidence[] = await store.workProducts.listWithEvidence({ workspaceId, states: ['ready'], limit: READY_LIMIT });
-    ready.sort((a, b) => byScore({ score: a.score, at: a.updatedAt.toISOString() }, { score: b.score, at: b.updatedAt.toISOString() }));
-    const items = ready.map((card) => itemOf(feedCard(card, false), card.claimKey));
+    const list = async (state: 'ready' | 'candidate'): Promise<FeedCard[]> =>
+      bestFirst((await store.workProducts.listWithEvidence({ workspaceId, states: [state], limit: READY_LIMIT })).map((card) => feedCard(card, true)));
+    const items = (await list('ready')).map((card) => itemOf(card, card.diagnostic?.claim_key));
     if (!withCandidates) return { cycle: summaryOf(result), items };
-    const candidates = await store.workProducts.listWithEvidence({ workspaceId, states: ['candidate'], limit: READY_LIMIT });
-    return { cycle: summaryOf(result), items, candidates: candidatesOf(candidates.map((card) => feedCard(card, true))) };
+    return { cycle: summaryOf(result), items, candidates: (await list('candidate')).map(candidateOf) };
   });
 }
 
@@ -221,12 +216,11 @@ async function prepareWithDaemon(session: DaemonSession, withCandidates: boolean
       detectors: r.detectors ?? [],
       answered_by: 'daemon',
     };
-    const list = await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=ready&limit=${READY_LIMIT}`));
-    const cards = [...list.items].sort((a, b) => byScore({ score: a.diagnostic?.score ?? null, at: a.prepared_at }, { score: b.diagnostic?.score ?? null, at: b.prepared_at }));
-    const items = cards.map((card) => itemOf(card, card.diagnostic?.claim_key));
+    const list = async (state: 'ready' | 'candidate'): Promise<FeedCard[]> =>
+      bestFirst((await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=${state}&limit=${READY_LIMIT}`))).items);
+    const items = (await list('ready')).map((card) => itemOf(card, card.diagnostic?.claim_key));
     if (!withCandidates) return { cycle, items };
-    const held = await session.call((c) => c.get<{ items: FeedCard[] }>(`/work-products?state=candidate&limit=${READY_LIMIT}`));
-    return { cycle, items, candidates: candidatesOf(held.items) };
+    return { cycle, items, candidates: (await list('candidate')).map(candidateOf) };
   } catch (err) {
     if (err instanceof DaemonRequestError) throw new CliError(err.message);
     throw err;
