@@ -181,6 +181,11 @@ function row(key: string, shape: Shape, defaultValue: ConfigValue | undefined, d
 
 const C = D.DEFAULT_CONFIG;
 
+/** A list of detector ids (`review.todo_added`) or families (`review`): exploration.detectors_off and …_held. */
+function detectorIds(expect: string): Shape {
+  return list('list of detector ids', Joi.string().trim().pattern(/^[a-z][a-z_]*(?:\.[a-z][a-z_]*)?$/), expect);
+}
+
 /**
  * Keys that are validated but read by nothing yet, with the reason. Checked by grepping services/ and
  * shared/ for each key when this list changes; the daemon, CLI and MCP server never consult these.
@@ -253,14 +258,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
   row('exploration.max_ready_cards', int(0, 500), C.exploration.max_ready_cards, 'Most ready cards in the Prepared Work feed at once; the strongest win, the rest stay candidates (?diagnostic=true).', true),
   row(
     'exploration.detectors_off',
-    list('list of detector ids', Joi.string().trim().pattern(/^[a-z][a-z_]*(?:\.[a-z][a-z_]*)?$/), 'detector ids (review.missing_test_change) or families (review)'),
+    detectorIds('detector ids (review.missing_test_change) or families (review)'),
     [...C.exploration.detectors_off],
     'Detectors whose cards are never made; the default lists those whose measured false-positive rate is 10 % or more.',
     true,
   ),
   row(
     'exploration.detectors_held',
-    list('list of detector ids', Joi.string().trim().pattern(/^[a-z][a-z_]*(?:\.[a-z][a-z_]*)?$/), 'detector ids (docs_drift.removed_name) or families (docs_drift)'),
+    detectorIds('detector ids (docs_drift.removed_name) or families (docs_drift)'),
     [...C.exploration.detectors_held],
     'Detectors whose cards are made but stay candidates (?diagnostic=true, sous prepare --diagnostic): never in the feed, no patch. The default lists docs drift\'s names, flags, variables, Python paths and config keys, wrong too often to show.',
     true,
