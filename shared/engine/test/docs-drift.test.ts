@@ -8,12 +8,12 @@ import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
 import { detectorOff } from '../src/cycle/run-cycle';
-import { docSnapshots, exampleLines, extractMentions, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
+import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isUserDoc } from '../src/view/file-roles';
 import { buildRemovalIndex } from '../src/view/history-index';
-import { declaresFlag, derivedRustFlags, docOwnVariable, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
+import { declaresFlag, derivedRustFlags, docOwnVariable, handedOver, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
 import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
 import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
@@ -94,10 +94,38 @@ describe('extractMentions', () => {
       'In the v5.1 API there were `executeUrl` methods; they are now merged into `import`.',
       'Warning: `quote_plus` was removed in v1.10.2.',
       'Prior to python-gitlab 3.6.0 the argument `as_list` was used instead.',
+      'From BullMQ 2.0 onwards, the `QueueScheduler` is not needed anymore.',
     ].join('\n');
     expect(extractMentions('docs/config.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['4:newCall']);
     // `legacyMode` is a name, not the word "legacy".
     expect(extractMentions('docs/config.md', 'Turn on `legacyMode()`.').map((m) => m.value)).toEqual(['legacyMode']);
+  });
+
+  it('leaves alone every mention of a name the doc itself says was removed (a list kept for older versions)', () => {
+    const doc = [
+      '# `tab_bar_style`', // 1
+      '', // 2
+      '`new_tab_left`, `new_tab_right`', // 3
+      'have been removed and replaced by the `new_tab` element.', // 4
+      '', // 5
+      'The available elements are:', // 6
+      '', // 7
+      '* `new_tab_left`, `new_tab_right` - the sides of the new tab button', // 8
+      '* `active_tab_left` - the left side of the active tab', // 9
+      '', // 10
+      'This only takes effect when `where_style` is set to `"Legacy"`.', // 11
+      'See [`where_style`](#where_style).', // 12
+    ].join('\n');
+    // A history line that does not say the name went ("Legacy" is a value here) leaves its other mentions alone.
+    expect(extractMentions('docs/config/tab_bar_style.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['1:tab_bar_style', '9:active_tab_left', '12:where_style']);
+  });
+
+  it('reads a page that opens by saying its subject is deprecated as kept on purpose; a deprecation further down does not count', () => {
+    expect(isDeprecatedPage('# `font_antialias = "Greyscale"`\n\n*Deprecated starting in version 20210314; this option no longer does anything.*\n\nPossible values are `Greyscale`.\n')).toBe(true);
+    expect(isDeprecatedPage('---\ntitle: Old API\n---\n\n*Since: 2021*\n\n.. deprecated:: 2.0\n')).toBe(true);
+    expect(isDeprecatedPage('# Options\n\nThis option is deprecated; use `colors` instead.\n')).toBe(true);
+    expect(isDeprecatedPage('# Options\n\nSet `colors` to pick a theme.\nIt takes a map.\nOr a list.\n\nThe `theme` option is deprecated.\n')).toBe(false);
+    expect(isDeprecatedPage('# Guide\n\nThe deprecated `foo()` is gone; use `bar()`.\n')).toBe(false);
   });
 
   it('skips a sentence that says it names an old thing when the words that say so are on its next line', () => {
@@ -156,6 +184,32 @@ describe('extractMentions', () => {
     const programs = new Set(['lint-staged']);
     const doc = '```json\n{\n  "hooks": {\n    "pre-commit": "lint-staged --relative",\n    "post-commit": "git update-index --again"\n  }\n}\n```\n\n```yaml\n- run: rg --column x\n- run: lint-staged --quiet\n```\n';
     expect(extractMentions('README.md', doc, programs).filter((m) => m.kind === 'flag').map((m) => m.value)).toEqual(['--relative', '--quiet']);
+  });
+
+  it("reads a list item's indented fence and reStructuredText's literal blocks as examples: another program's flags there are not the project's", () => {
+    const md = ['1. Log in:', '', '    ```bash', '    aws ecr-public get-login-password --region us-east-1 \\', '    ```', '', '2. Run `fc --jailer` or `fc --region`.'].join('\n');
+    expect(extractMentions('docs/devctr.md', md, new Set(['fc'])).filter((m) => m.kind === 'flag').map((m) => `${m.line}:${m.value}`)).toEqual(['7:--jailer', '7:--region']);
+    const rst = [
+      'Start four workers with the following command::', // 1
+      '', // 2
+      '    docker-compose up --scale worker=4', // 3
+      '', // 4
+      '.. code-block:: console', // 5
+      '', // 6
+      '    $ ./manage.py runprofileserver --use-cprofile', // 7
+      '', // 8
+      '.. note::', // 9
+      '', // 10
+      '   Pass ``--headless`` to skip the UI.', // 11
+    ].join('\n');
+    // A `.. note::` body is prose, and a script run by its path (`./manage.py`) is the project's own.
+    expect(extractMentions('docs/docker.rst', rst, new Set(['locust'])).filter((m) => m.kind === 'flag').map((m) => `${m.line}:${m.value}`)).toEqual(['7:--use-cprofile', '11:--headless']);
+    expect(exampleLines('docs/docker.rst', rst)).toEqual(['    docker-compose up --scale worker=4', '    $ ./manage.py runprofileserver --use-cprofile']);
+  });
+
+  it("never takes a CSS custom property for a flag (`var(--size)`, `--size: 2em;`)", () => {
+    const doc = ['```svelte', '<style>', '  div { --size: 2em; width: var(--size); }', '</style>', '```', 'Run `kit build --size` to see it.'].join('\n');
+    expect(extractMentions('docs/styling.md', doc, new Set(['kit'])).filter((m) => m.kind === 'flag').map((m) => `${m.line}:${m.value}`)).toEqual(['6:--size']);
   });
 
   it("gives a help text's flags to the command its example ran at a `$ ` prompt", () => {
@@ -242,7 +296,7 @@ describe('extractMentions', () => {
     expect(isHistoryDoc('docs/05-community/01-contributing.mdx')).toBe(false);
     // A changelog named by its end, towncrier's news fragments and the change files of changesets and
     // covector (tauri's `.changes/`), wherever they are kept.
-    for (const doc of ['.changes/internal-default-args.md', '.changeset/brave-cats.md', 'BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['.changes/internal-default-args.md', '.changeset/brave-cats.md', 'BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md', 'loadtesting/2016-09-06/README.rst']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
     for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md', 'REFACTOR.md']) expect(isHistoryDoc(doc)).toBe(true);
@@ -434,10 +488,24 @@ describe('what keeps a flag or variable alive, or weakens its removal', () => {
     expect(newDependency([diff('Cargo.toml', ['clap = { version = "4.5.4", features = ["cargo"] }'], ['clap = { version = "4.5.4", features = ["cargo", "derive"] }', '    "schema",'])])).toBeUndefined();
   });
 
+  it('weakens the removal of a name or flag whose commit says it handed the code to a new dependency; a swapped library keeps its flags', () => {
+    const gulp = [diff('package.json', ['    "liftoff": "^2.0.0",'], ['    "gulp-cli": "^1.0.0",'])];
+    expect(handedOver('flag', 'Update: Replace inline CLI code with gulp-cli dependency', gulp, new Set(['gulp']))).toMatch(/gulp-cli/);
+    const nbclient = [diff('setup.py', [], ["    'nbclient>=0.2',"])];
+    expect(handedOver('identifier', 'Replaced execute preprocessor internals with nbclient', nbclient, new Set(['nbconvert']))).toMatch(/nbclient/);
+    // mdBook swapped iron for warp: its own flags went with the old server code, not into warp.
+    const warp = [diff('Cargo.toml', ['iron = "0.6"'], ['warp = "0.2"'])];
+    expect(handedOver('flag', 'Switch from iron to warp', warp, new Set(['mdbook']))).toBeUndefined();
+    // The subject must name the new package; variables have their own rule (newDependency).
+    expect(handedOver('identifier', 'Refactor the executor', nbclient, new Set(['nbconvert']))).toBeUndefined();
+    expect(handedOver('env', 'Replaced internals with nbclient', nbclient, new Set(['nbconvert']))).toBeUndefined();
+  });
+
   it("takes a variable the doc both assigns and expands for the doc's own shell variable", () => {
     expect(docOwnVariable('```bash\nNAME="cargo-deny"\nDIR="/tmp/$NAME"\n```\n', 'NAME')).toBe(true);
     expect(docOwnVariable('e.g. VERSION=v4.2.0 and BINARY=yq_linux_amd64\n\n    wget .../${BINARY}.tar.gz\n', 'BINARY')).toBe(true);
     expect(docOwnVariable('```just\nexport WORLD := "earth"\n\nhello:\n  echo "hello $WORLD"\n```\n', 'WORLD')).toBe(true);
+    expect(docOwnVariable('```sh\nfor SEED in $(seq 0 255); do\n  echo "Trying seed: $SEED"\ndone\n```\n', 'SEED')).toBe(true);
     expect(docOwnVariable('Start it with `BROOT_LOG=debug br`.\n', 'BROOT_LOG')).toBe(false);
     expect(docOwnVariable('The tool reads `$SOUS_HOME`.\n', 'SOUS_HOME')).toBe(false);
   });
@@ -473,6 +541,18 @@ describe('docsDriftDetector', () => {
     applyCheck(dir, patch);
     const after = applyPatch('# API\n\nCall `parseConfig()` to read it.\n\nOr `Config.parseConfig` in old code.\n', patch);
     expect(after).toBe('# API\n\nCall `loadConfig()` to read it.\n\nOr `Config.loadConfig` in old code.\n');
+  });
+
+  it("leaves alone a one-word name whose package is still a folder of the code (`Lexer` beside `lexer/`), but notes one without", async () => {
+    const lexer = 'package lexer\n\ntype Lexer struct{}\n\nfunc Tokenize(src string) []string { return nil }\n';
+    const scanner = 'package scan\n\ntype Scanner struct{}\n\nfunc Scan() {}\n';
+    const dir = repoWith([
+      { message: 'lexer and scanner', files: { 'src/lexer/lexer.go': lexer, 'src/scan/scan.go': scanner } },
+      { message: 'docs', files: { 'docs/api.md': 'Supports `Lexer` and `Scanner` as public API.\n' } },
+      { message: 'Fold the types into functions', files: { 'src/lexer/lexer.go': lexer.replace('type Lexer struct{}\n\n', ''), 'src/scan/scan.go': scanner.replace('type Scanner struct{}\n\n', '') } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/api.md|identifier|Scanner']);
   });
 
   it('notes a name removed without a replacement, with no patch', async () => {
@@ -516,6 +596,19 @@ describe('docsDriftDetector', () => {
       'docs_drift.removed_flag docs/cli.md|flag|--dry-run',
     ]);
     for (const c of candidates) expect(c.title).toContain('"Simplify the CLI"');
+  });
+
+  it('leaves alone a flag the code still reads from its parsed command line (`this.options.conceal`), though a schema declares it as a bare key; an API option (`options.watch`) does not count', async () => {
+    const cli = "program.option('--conceal', 'hide secrets');\nprogram.option('--verbose', 'talk');\nprogram.option('--watch', 'rerun');\n";
+    const api = 'export function run(options: { watch?: boolean }): boolean {\n  return options.watch === true;\n}\n';
+    const display = 'export function show(this: { options: { conceal?: boolean } }): boolean {\n  return this.options.conceal === true;\n}\n';
+    const dir = repoWith([
+      { message: 'cli', files: { 'src/cli.ts': cli, 'src/display.ts': display, 'src/api.ts': api } },
+      { message: 'cli docs', files: { 'docs/cli.md': 'Run `sous deploy --conceal` or `sous deploy --verbose`; `sous deploy --watch` reruns.\n' } },
+      { message: 'Move the options into a schema', files: { 'src/cli.ts': 'export const schema = { conceal: { type: "boolean" } };\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.flatMap(named).sort()).toEqual(['docs_drift.removed_flag docs/cli.md|flag|--verbose', 'docs_drift.removed_flag docs/cli.md|flag|--watch']);
   });
 
   it('keeps as candidates what rests on indirect evidence: a flag passed on, a variable set for another tool, a deleted file named in prose', async () => {
@@ -943,6 +1036,17 @@ describe('docsDriftDetector', () => {
     const { candidates } = await detect(dir, true);
     // `pre_save` the doc imports from the project itself: still the project's, and gone.
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/tokens.md|identifier|pre_save']);
+  });
+
+  it('never takes a member of a long import list for a removed name, though the list opens above what the diff shows', async () => {
+    const link = (names: string[]): string => `import {\n  type Ref,\n  h,\n  inject,\n  provide,\n${names.map((n) => `  ${n},\n`).join('')}  computed,\n} from 'vue'\n\nexport const link = computed\n`;
+    const dir = repoWith([
+      { message: 'link', files: { 'src/link.ts': link(['RendererNode']), 'src/node.ts': 'export function renderNode(): number {\n  return 1;\n}\n' } },
+      { message: 'docs', files: { 'docs/api.md': 'It returns a `RendererNode`; see `renderNode()`.\n' } },
+      { message: 'Separate type imports', files: { 'src/link.ts': link([]), 'src/node.ts': 'export const other = 1;\n' } },
+    ]);
+    const { candidates } = await detect(dir);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/api.md|identifier|renderNode']);
   });
 
   it("never takes a name the project moved out into a package of its own (its docs name `<project>-<name>`) for lost code", async () => {

@@ -19,7 +19,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { docSnapshots, exampleLines, extractMentions, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
+import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
 import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from './split-packages';
@@ -67,7 +67,7 @@ export const docsDriftDetector: Detector = {
     const packageWords = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
-      if (text === undefined || text.includes('\0') || isRecordedDecision(text)) continue;
+      if (text === undefined || text.includes('\0') || isRecordedDecision(text) || isDeprecatedPage(text)) continue;
       // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);

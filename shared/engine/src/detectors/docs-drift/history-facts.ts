@@ -96,9 +96,15 @@ export function repoFacts(
   siteLines: (doc: string) => readonly number[] = () => [],
 ): RepoFacts {
   let removals: RemovalIndex = NO_REMOVALS;
-  /** Which flag names some code file holds as a flag: `--name`, or quoted (`"name"`, `'name'`). */
+  /**
+   * Which flag names some code file holds as a flag: `--name`, quoted (`"name"`, `'name'`), or read
+   * from the parsed command line (`this.options.conceal` in a serverless plugin, `args.verbose`,
+   * `argv.watch`: a schema may declare it as a bare key, `conceal: {`).
+   */
   const flagWords = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
     for (const m of text.matchAll(/(?:--|["'`])([A-Za-z][\w-]*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
+    // Not a bare `options.x`: that is as often a library's API option (vitest's `options.environment`).
+    for (const m of text.matchAll(/\b(?:this\.options|opts|argv|args|flags)\.([A-Za-z]\w*)/g)) if (flagNeedles.has(m[1] ?? '')) into.add(m[1] ?? '');
   });
   /** Flags a Rust parser derives from struct fields (`#[arg(long)] send: bool` makes `--send`). */
   const derivedFlags = codeScan(view, () => flagNeedles.size > 0, (text, into) => {
@@ -219,6 +225,24 @@ export function repoFacts(
   };
   let modules: PythonModules | undefined;
   const python = (): PythonModules => (modules ??= pythonModules(view.paths()));
+  /** Whether one of `files`, as it was before `sha`, imported `name` from another project. */
+  const importedBefore = async (sha: string, files: readonly FileDiff[], name: string): Promise<boolean> => {
+    for (const f of files.slice(0, 3)) {
+      const text = await view.git.showAt(`${sha}^`, f.oldPath ?? f.path);
+      if (text !== undefined && importedFromElsewhere(importLines(text.split('\n')), name, ownModules())) return true;
+    }
+    return false;
+  };
+  let folders: Set<string> | undefined;
+  /** The names of the folders that hold code (lowercase), read once. */
+  const codeFolders = (): ReadonlySet<string> => {
+    if (folders === undefined) {
+      const found = new Set<string>();
+      for (const p of view.paths()) if (!isDocFile(p, view.file(p)?.language)) for (const dir of p.split('/').slice(0, -1)) found.add(dir.toLowerCase());
+      folders = found;
+    }
+    return folders;
+  };
   const existsNow = (kind: MentionKind, value: string): boolean => {
     if (kind === 'path') return view.file(value) !== undefined || quotedPaths().has(value);
     if (kind === 'module_path') return (resolveDotted(view, python(), value, () => false)?.state ?? 'exists') === 'exists';
@@ -234,6 +258,8 @@ export function repoFacts(
       return needleForms(kind, value).slice(1).some((form) => w.has(form));
     }
     if (kind === 'identifier' && view.definers(value).some((p) => !isDocFile(p))) return true;
+    // `Lexer` beside a `lexer/` package of the code: the doc names the package, which is still there.
+    if (kind === 'identifier' && /^[A-Z][a-z]{2,}$/.test(value) && codeFolders().has(value.toLowerCase())) return true;
     const forms = needleForms(kind, value);
     // A replacement name is not among the docs' words: look for it on its own (rare, so not kept).
     const whole = forms.some((form) => needles.has(form)) ? forms.some((form) => codeWords().has(form)) : forms.some((form) => codeHolds(form));
@@ -280,12 +306,15 @@ export function repoFacts(
         // The code had imported it from another project (`from logging.config import fileConfig`, then
         // a `fileConfig=fileConfig` parameter): a doc naming it names that project's, which still exists.
         if (group.kind === 'identifier' && importedFromElsewhere(importLines(codeAround(files)), needle, ownModules())) return undefined;
+        // The same, when the import statement opens above what the diff shows (`import {` thirty lines
+        // up, the name one of its members): read from the files as they were.
+        if (group.kind === 'identifier' && (await importedBefore(commit.sha, removedFrom, needle))) return undefined;
         // `Colors` → `COLORS`: the reader still finds it.
         if (group.kind === 'identifier' && recased(removedFrom, needle)) return undefined;
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
-        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(diff) : undefined);
+        const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(diff) : handedOver(group.kind, commit.subject, diff, programs));
         // A swapped word in a line that never declared the flag is another program's option changing.
         const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
@@ -471,6 +500,31 @@ const MANIFEST_FIELDS = new Set(['version', 'rust-version', 'edition', 'name', '
  * existed before gained a package.
  */
 export function newDependency(files: readonly FileDiff[]): string | undefined {
+  const added = addedDependencies(files);
+  return added.length > 0 ? `the commit added a dependency (${added.slice(0, 2).join(', ')}) that may provide it now` : undefined;
+}
+
+/**
+ * Why a commit that moved code into a package it now depends on is only indirect evidence for a name
+ * or flag it took out: the package may provide it still. The subject must say so by naming the new
+ * dependency ("Replace inline CLI code with gulp-cli dependency", "Replaced execute preprocessor
+ * internals with nbclient", "Use josepy instead of acme.jose"); for a flag, the package must also
+ * carry one of the project's command names (gulp-cli): a CLI that swaps its web server keeps its
+ * flags (mdBook's iron for warp).
+ */
+export function handedOver(kind: MentionKind, subject: string, files: readonly FileDiff[], programs: ReadonlySet<string>): string | undefined {
+  if (kind !== 'identifier' && kind !== 'flag') return undefined;
+  const said = subject.toLowerCase();
+  const named = addedDependencies(files).filter((dep) => {
+    const bare = dep.replace(/^@[^/]+\//, '');
+    if (!new RegExp(`(?<![\\w-])${escapeRegExp(bare)}(?![\\w-])`).test(said)) return false;
+    return kind === 'identifier' || [...programs].some((p) => p.length >= 3 && bare !== p && bare.split(/[-_.]/).includes(p));
+  });
+  return named.length > 0 ? `the commit handed the code to a new dependency (${named[0] as string}) that may still provide it` : undefined;
+}
+
+/** Packages the commit added to a manifest that existed before it (lowercase, `_` as `-`). */
+function addedDependencies(files: readonly FileDiff[]): string[] {
   const names = (sign: string): Set<string> => {
     const out = new Set<string>();
     for (const f of files) {
@@ -486,8 +540,7 @@ export function newDependency(files: readonly FileDiff[]): string | undefined {
     return out;
   };
   const removed = names('-');
-  const added = [...names('+')].filter((n) => !removed.has(n));
-  return added.length > 0 ? `the commit added a dependency (${added.slice(0, 2).join(', ')}) that may provide it now` : undefined;
+  return [...names('+')].filter((n) => !removed.has(n));
 }
 
 /** Per file of a diff, its removed lines (sign dropped): code only, and with comments; read once. */
@@ -648,12 +701,13 @@ export function derivedRustFlags(text: string): string[] {
 
 /**
  * Whether a doc uses `name` as its own shell variable: it both assigns it (`NAME="cargo-deny"`,
- * `export BINARY=…`, a justfile's `export WORLD := "x"`) and expands it (`$NAME`, `${BINARY}`). A download script's `$VERSION` is the
+ * `export BINARY=…`, a justfile's `export WORLD := "x"`, a loop's `for SEED in …`) and expands it (`$NAME`, `${BINARY}`). A download script's `$VERSION` is the
  * example's, not a variable the project reads.
  */
 export function docOwnVariable(text: string, name: string): boolean {
   const n = escapeRegExp(name);
-  return new RegExp(`(?<![\\w$.-])${n}\\s*:?=(?!=)`).test(text) && new RegExp(`\\$\\{?${n}(?![\\w])`).test(text);
+  const assigned = new RegExp(`(?<![\\w$.-])${n}\\s*:?=(?!=)|\\bfor\\s+${n}\\s+in\\b`).test(text);
+  return assigned && new RegExp(`\\$\\{?${n}(?![\\w])`).test(text);
 }
 
 /**

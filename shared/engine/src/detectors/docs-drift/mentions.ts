@@ -100,6 +100,8 @@ const HISTORY_NAME = new RegExp(
 );
 /** A section heading that introduces history inside an ordinary doc ("Breaking changes", "Changelog"). */
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|histor(?:y|ic|ical)|renamed|removed)\b/i;
+/** A folder named by a day (`loadtesting/2016-09-06/`): a report of that day. */
+const DATED_FOLDER = /^(?:19|20)\d\d-(?:0[1-9]|1[0-2])-\d\d$/;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
 const VERSIONED = new RegExp(`(?:^|[-_ .v])v?\\d+[._]\\d+(?:[._]\\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\\d*)?${DOC_END}`, 'i');
 
@@ -107,7 +109,7 @@ const VERSIONED = new RegExp(`(?:^|[-_ .v])v?\\d+[._]\\d+(?:[._]\\d+)*(?:[-_.]?(
 export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
-  if (segments.some((s) => HISTORY_SEGMENT.test(s))) return true;
+  if (segments.some((s) => HISTORY_SEGMENT.test(s) || DATED_FOLDER.test(s))) return true;
   return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base);
 }
 
@@ -122,6 +124,28 @@ const STATUS_LINES = 40;
 /** Whether a doc's text says it is a proposal or a decision record (see STATUS_LINE): history. */
 export function isRecordedDecision(text: string): boolean {
   return STATUS_LINE.test(text.split('\n', STATUS_LINES).join('\n'));
+}
+
+/**
+ * The opening of a page about something deprecated: `*Deprecated starting in version …*`, "This option
+ * is deprecated", `.. deprecated::`, `!!! warning "Deprecated"`.
+ */
+const DEPRECATED_OPENING = /^[\s>*_!:.\-[]*(?:(?:warning|caution|note|danger)\W+)?(?:deprecated\b|this (?:option|setting|function|method|class|module|command|page|api|feature|plugin|package)\s+(?:is|has been)\s+(?:deprecated|removed|obsolete)\b)/i;
+/** Lines before the first prose that never count: blank, headings, front matter, `*Since: …*` stamps. */
+const PAGE_PREAMBLE = /^\s*(?:$|#|---|[\w-]+:\s|[=\-~^"'`*+]{3,}\s*$|\*?since\b.*\*?$|\{\{.*\}\}\s*$)/i;
+
+/**
+ * Whether a page opens by saying that what it documents is deprecated (see DEPRECATED_OPENING), in
+ * one of its first three prose lines: it documents an old option on purpose, for those still on it.
+ */
+export function isDeprecatedPage(text: string): boolean {
+  let prose = 0;
+  for (const line of text.split('\n', 60)) {
+    if (PAGE_PREAMBLE.test(line) && !DEPRECATED_OPENING.test(line)) continue;
+    if (DEPRECATED_OPENING.test(line)) return true;
+    if (++prose >= 3) return false;
+  }
+  return false;
 }
 
 /** A folder named by a version: `v1`, `v2.x`, `1.x`, `version-2`, Docusaurus's `version-0.18.0` (the patch level is ignored). */
@@ -182,9 +206,12 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
 
 /**
  * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",
- * "no longer", "legacy", "before v0.34": its names are history, not drift.
+ * "no longer", "not needed anymore", "legacy", "before v0.34", "from 2.0 onwards": its names are history, not drift.
  */
-const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+)\b/i;
+const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|not (?:needed|required|necessary) any ?more|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+|v?\d+\.\d+(?:\.\d+)?\s+(?:and\s+)?onwards)\b/i;
+
+/** Words by which a doc says a thing it names was taken away: "was removed", "have been removed", "renamed", "replaced by". */
+const ACKNOWLEDGES = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|replaced by|no longer (?:exists?|available|supported))\b/i;
 
 /** The open fence after a fence line: it opens one, closes the open one (same char, as long), or is inside it. */
 function fenceAfter(fence: string | null, marker: string): string | null {
@@ -198,12 +225,12 @@ const BLOCK_START = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#|\.\.\s|>|!!!|:::)/;
 const SENTENCE_END = /[.!?](?=\s|$)/g;
 
 /**
- * The lines (0-based) of prose sentences that say they name an old thing (HISTORY_LINE), also when
+ * The lines (0-based) of prose sentences that say they name an old thing (`says`, HISTORY_LINE by default), also when
  * the words that say so sit on the sentence's next line: "note that the `set_test_now()` and
  * `test()`" / "helpers have been removed." (pendulum). A sentence ends at `.`, `!`, `?`, a blank
  * line, a fence or a line that opens a block of its own; only its own lines are marked.
  */
-function historySentenceLines(lines: readonly string[], rst: boolean): Set<number> {
+function historySentenceLines(lines: readonly string[], rst: boolean, says: RegExp = HISTORY_LINE): Set<number> {
   const out = new Set<number>();
   let block: number[] = [];
   const flush = (): void => {
@@ -229,7 +256,7 @@ function historySentenceLines(lines: readonly string[], rst: boolean): Set<numbe
         if (to <= from) continue;
         const first = lineAt(from);
         const last = lineAt(Math.max(from, to - 1));
-        if (last > first && HISTORY_LINE.test(text.slice(from, to))) for (let k = first; k <= last; k++) out.add(block[k] as number);
+        if (last > first && says.test(text.slice(from, to))) for (let k = first; k <= last; k++) out.add(block[k] as number);
         from = to;
       }
     }
@@ -286,7 +313,8 @@ const FILE_EXTENSION_WORDS: ReadonlySet<string> = new Set(
   'txt lock env log html css csv xml ini cfg conf png svg jpg gif rst map d pem crt cer cert key der csr p12 pfx pub sqlite db gz zip tar'.split(' '),
 );
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+// Any indent: a fence inside a list item is indented as deep as the item's text.
+const FENCE = /^\s*(`{3,}|~{3,})/;
 const CODE_SPAN = /(`+)([^`]+?)\1(?!`)/g;
 const INLINE_LINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
 const REFERENCE_LINK = /^\s{0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?/;
@@ -335,6 +363,13 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
   let history: Set<number> | undefined; // likewise
   const underlineLevels: string[] = rst ? [] : ['=', '-'];
   let historyLevel: number | null = null; // inside a history section of this level
+  // What the doc itself says was renamed or removed (ACKNOWLEDGES): its other mentions of it are
+  // knowing (a list kept for older versions under "`new_tab_left` … have been removed", wezterm), not
+  // left behind. Not every history line says so: "when `where_style` is set to `"Legacy"`" does not.
+  const acknowledged = new Set<string>();
+  let acknowledging: Set<number> | undefined; // the lines of sentences that say so, read when needed
+  // reStructuredText's literal blocks are its examples, as fences are markdown's.
+  const literal = rst ? new Set(rstLiteralLines(lines)) : new Set<number>();
   lines.forEach((line, index) => {
     const n = index + 1;
     // reStructuredText has no fences, and `~~~~` there underlines a title.
@@ -344,8 +379,10 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
       blockCommand = '';
       return;
     }
-    if (fence !== null) blockCommand = promptCommand(line) ?? blockCommand;
-    if (fence === null) {
+    const code = fence !== null || literal.has(index);
+    if (rst && !code) blockCommand = '';
+    if (code) blockCommand = promptCommand(line) ?? blockCommand;
+    if (!code) {
       const heading = headingAt(lines, index, underlineLevels);
       if (heading !== undefined) {
         if (historyLevel !== null && heading.level <= historyLevel) historyLevel = null;
@@ -353,32 +390,67 @@ export function extractMentions(docPath: string, text: string, programs: Readonl
       }
       if (historyLevel !== null) return;
     } else if (historyLevel !== null) return;
-    if (HISTORY_LINE.test(line) || (fence === null && (history ??= historySentenceLines(lines, rst)).has(index))) return;
+    if (HISTORY_LINE.test(line) || (!code && (history ??= historySentenceLines(lines, rst)).has(index))) {
+      const says = !code && (ACKNOWLEDGES.test(line) || (acknowledging ??= historySentenceLines(lines, rst, ACKNOWLEDGES)).has(index));
+      if (says) for (const m of line.matchAll(CODE_SPAN)) for (const span of classifySpan(docPath, m[2] ?? '')) acknowledged.add(`${span.kind}|${span.value}`);
+      return;
+    }
     // In an example, only a comment's code spans are prose about the code ("`rollback_on_shutdown`
     // rolls back…"); the example's own words are not mentions.
-    const comment = fence === null ? null : FENCED_COMMENT.exec(line);
-    const prose = fence === null ? line : (comment?.[1] ?? '');
+    const comment = code ? FENCED_COMMENT.exec(line) : null;
+    const prose = code ? (comment?.[1] ?? '') : line;
     const at = comment === null ? 0 : comment.index + comment[0].length - prose.length;
     // Only a line with both a code span and a link can hold a linked name.
-    const webLinks = fence === null && line.includes('`') && line.includes('[') ? webLinkTexts(line, (references ??= rst ? new Map() : referenceTargets(lines))) : [];
+    const webLinks = !code && line.includes('`') && line.includes('[') ? webLinkTexts(line, (references ??= rst ? new Map() : referenceTargets(lines))) : [];
     for (const m of prose.matchAll(CODE_SPAN)) {
       const content = m[2] ?? '';
       const start = at + (m.index ?? 0) + (m[1] ?? '').length;
       const href = webLinks.find((l) => start >= l.from && start < l.to)?.href;
       for (const s of classifySpan(docPath, content)) add(s.kind, s.value, s.raw, n, start + s.offset, false, href);
     }
-    if (fence === null) {
+    if (!code) {
       for (const target of linkTargets(line)) {
         const value = resolveLink(docPath, target.raw);
         if (value !== null) add('path', value, target.raw, n, target.column, true);
       }
     }
-    for (const m of line.matchAll(FLAG)) if (!PARSER_FLAGS.has(m[1] ?? '') && !foreignFlag(line, m.index ?? 0, fence !== null, programs, blockCommand)) add('flag', `--${m[1]}`, `--${m[1]}`, n, m.index ?? 0);
+    for (const m of line.matchAll(FLAG)) {
+      const at = m.index ?? 0;
+      if (PARSER_FLAGS.has(m[1] ?? '') || cssProperty(line, at, at + m[0].length) || foreignFlag(line, at, code, programs, blockCommand)) continue;
+      add('flag', `--${m[1]}`, `--${m[1]}`, n, at);
+    }
     for (const m of line.matchAll(DOLLAR_ENV)) {
       const name = m[1] ?? '';
       if (name.length >= MIN_NAME_LENGTH) add('env', name, name, n, (m.index ?? 0) + m[0].indexOf(name));
     }
     for (const m of line.matchAll(ASSIGNED_ENV)) add('env', m[1] ?? '', m[1] ?? '', n, m.index ?? 0);
+  });
+  return acknowledged.size === 0 ? out : out.filter((m) => !acknowledged.has(`${m.kind}|${m.value}`));
+}
+
+/** Whether the `--name` at `from`..`to` of `line` is a CSS custom property (`var(--size)`, `--size: 2em;`), not a flag. */
+function cssProperty(line: string, from: number, to: number): boolean {
+  return /var\(\s*$/.test(line.slice(0, from)) || /^\s*:[^;]*;/.test(line.slice(to));
+}
+
+/**
+ * The lines (0-based, in order) of reStructuredText's literal blocks: the indented, non-blank lines
+ * after a paragraph ending in `::` or a `code-block`/`code` directive (not a `.. note::`'s body).
+ */
+function rstLiteralLines(lines: readonly string[]): number[] {
+  const out: number[] = [];
+  let indent: number | null = null; // inside a literal block deeper than this indent
+  let opener = -1;
+  lines.forEach((line, i) => {
+    const depth = line.length - line.trimStart().length;
+    if (indent !== null && line.trim() !== '' && depth <= indent && i > opener + 1) indent = null;
+    if (indent !== null && line.trim() !== '' && depth > indent) out.push(i);
+    // `.. note::` and other directives end in `::` too: their bodies are prose.
+    const directive = /^\s*\.\.\s+([\w:-]+?)::/.exec(line)?.[1];
+    if (directive === undefined ? /::\s*$/.test(line) : /^(?:code-block|code|sourcecode)$/.test(directive)) {
+      indent = depth;
+      opener = i;
+    }
   });
   return out;
 }
@@ -395,17 +467,7 @@ export function exampleLines(docPath: string, text: string): string[] {
     return doctest !== null ? [doctest[1] ?? ''] : [];
   });
   if (docPath.toLowerCase().endsWith('.rst')) {
-    let indent: number | null = null; // inside a literal block deeper than this indent
-    let opener = -1;
-    lines.forEach((line, i) => {
-      const depth = line.length - line.trimStart().length;
-      if (indent !== null && line.trim() !== '' && depth <= indent && i > opener + 1) indent = null;
-      if (indent !== null && line.trim() !== '' && depth > indent && !/^\s*(?:>>>|\.\.\.)/.test(line)) out.push(line);
-      if (/::\s*$/.test(line) || /^\s*\.\.\s+(?:code-block|code|sourcecode)::/.test(line)) {
-        indent = depth;
-        opener = i;
-      }
-    });
+    for (const i of rstLiteralLines(lines)) if (!/^\s*(?:>>>|\.\.\.)/.test(lines[i] ?? '')) out.push(lines[i] ?? '');
     return out;
   }
   let fence: string | null = null;

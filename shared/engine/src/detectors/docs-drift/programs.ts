@@ -158,8 +158,8 @@ export function foreignFlag(line: string, column: number, inFence: boolean, prog
   // output of the last command its block ran at a `$ ` prompt.
   if ((command === '' || command.startsWith('-')) && inFence && blockCommand !== '') command = blockCommand;
   if (command === '' || command.startsWith('-')) return false;
-  // A script of the repository run by its path (`./bin/publish`, `scripts/release.sh`) is the project's own.
-  if (/^(?:\.{1,2}\/)?[\w.-]+\/[\w./-]+$/.test(command) && !/^(?:\.\/)?(?:target|node_modules|dist|build)\//.test(command)) return false;
+  // A script of the repository run by its path (`./bin/publish`, `scripts/release.sh`, `./manage.py`) is the project's own.
+  if (/^(?:\.{1,2}\/)?[\w.-]+\/[\w./-]+$|^\.\/[\w.-]+$/.test(command) && !/^(?:\.\/)?(?:target|node_modules|dist|build)\//.test(command)) return false;
   const name = commandName(command);
   if (programs.has(name)) return false;
   if (EXTERNAL_TOOLS.has(name) || (name === 'cargo' && CARGO_BUILTINS.has(sub))) return true;
