@@ -73,8 +73,9 @@ function main(argv) {
         if (!state || state.error) continue;
         trees++;
         for (const card of state.cards.filter((c) => (c.state === 'ready' || /\|indirect$/.test(c.claim ?? '')) && c.evidence)) {
-          // One card seen at both states (a stale doc that stayed stale) is judged once.
-          const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '')}`;
+          // One card seen at both states (a stale doc that stayed stale) is judged once, also when
+          // more docs named it at one state ("10 docs mention …" then "7 docs mention …").
+          const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '').replace(/\b\d+ (docs|renamed mentions)\b/g, '$1')}`;
           if (seen.has(key)) continue;
           seen.add(key);
           const item = { id: `${card.detector}#${worklist.length + indirect.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence };
