@@ -18,8 +18,8 @@ import { importedFromElsewhere, importLines, normalModule } from './imports';
 const PICKAXE_LIMIT = 10;
 /** Commit diffs kept in memory per cycle (see commitDiff in repoFacts). */
 const DIFFS_KEPT = 16;
-/** Docs as a commit left them, kept in memory per cycle (see docAt in repoFacts). */
-const DOCS_AT_KEPT = 64;
+/** Files as a commit left them, kept in memory per cycle (see fileAt in repoFacts). */
+const FILES_AT_KEPT = 64;
 /** Commit subjects are repository text: cut to a title's length. */
 const MAX_SUBJECT_CHARS = 72;
 
@@ -212,15 +212,18 @@ export function repoFacts(
     }
     return out;
   };
-  /** A doc's text as a commit left it (under its name then), read once per commit and doc: its names share removing commits. */
-  const docAtKey = lastUsed(DOCS_AT_KEPT, (key: string) => {
-    const [sha = '', doc = ''] = key.split('\0');
-    return view.git.showAt(sha, doc).then(async (text) => text ?? view.git.showAt(sha, await view.git.nameAt(sha, doc)));
+  /**
+   * A file's text as a commit left it (under its name then), read once per commit and file: a doc's
+   * names share removing commits, and so do the code files they were removed from.
+   */
+  const fileAtKey = lastUsed(FILES_AT_KEPT, (key: string) => {
+    const [sha = '', file = ''] = key.split('\0');
+    return view.git.showAt(sha, file).then(async (text) => text ?? view.git.showAt(sha, await view.git.nameAt(sha, file)));
   });
-  const docAt = (sha: string, doc: string): Promise<string | undefined> => docAtKey(`${sha}\0${doc}`);
+  const fileAt = (sha: string, file: string): Promise<string | undefined> => fileAtKey(`${sha}\0${file}`);
   /** Whether `doc`, as committed in `sha` (under its name then), names the group as it does now (any of its sites). */
   const docNamedAt = async (sha: string, doc: string, group: MentionGroup): Promise<boolean> => {
-    const then = await docAt(sha, doc);
+    const then = await fileAt(sha, doc);
     return then !== undefined && group.sites.some((site) => containsBounded(then, site.raw, group.kind));
   };
   let modules: PythonModules | undefined;
@@ -228,21 +231,15 @@ export function repoFacts(
   /** Whether one of `files`, as it was before `sha`, imported `name` from another project. */
   const importedBefore = async (sha: string, files: readonly FileDiff[], name: string): Promise<boolean> => {
     for (const f of files.slice(0, 3)) {
-      const text = await view.git.showAt(`${sha}^`, f.oldPath ?? f.path);
+      const text = await fileAt(`${sha}^`, f.oldPath ?? f.path);
       if (text !== undefined && importedFromElsewhere(importLines(text.split('\n')), name, ownModules())) return true;
     }
     return false;
   };
-  let folders: Set<string> | undefined;
+  let folders: ReadonlySet<string> | undefined;
   /** The names of the folders that hold code (lowercase), read once. */
-  const codeFolders = (): ReadonlySet<string> => {
-    if (folders === undefined) {
-      const found = new Set<string>();
-      for (const p of view.paths()) if (!isDocFile(p, view.file(p)?.language)) for (const dir of p.split('/').slice(0, -1)) found.add(dir.toLowerCase());
-      folders = found;
-    }
-    return folders;
-  };
+  const codeFolders = (): ReadonlySet<string> =>
+    (folders ??= new Set(view.paths().filter((p) => !isDocFile(p, view.file(p)?.language)).flatMap((p) => p.toLowerCase().split('/').slice(0, -1))));
   const existsNow = (kind: MentionKind, value: string): boolean => {
     if (kind === 'path') return view.file(value) !== undefined || quotedPaths().has(value);
     if (kind === 'module_path') return (resolveDotted(view, python(), value, () => false)?.state ?? 'exists') === 'exists';
@@ -306,11 +303,11 @@ export function repoFacts(
         // The code had imported it from another project (`from logging.config import fileConfig`, then
         // a `fileConfig=fileConfig` parameter): a doc naming it names that project's, which still exists.
         if (group.kind === 'identifier' && importedFromElsewhere(importLines(codeAround(files)), needle, ownModules())) return undefined;
-        // The same, when the import statement opens above what the diff shows (`import {` thirty lines
-        // up, the name one of its members): read from the files as they were.
-        if (group.kind === 'identifier' && (await importedBefore(commit.sha, removedFrom, needle))) return undefined;
         // `Colors` → `COLORS`: the reader still finds it.
         if (group.kind === 'identifier' && recased(removedFrom, needle)) return undefined;
+        // The import check again when the statement opens above what the diff shows (`import {` thirty
+        // lines up, the name one of its members): read from the files as they were (git, so after the diff-only checks).
+        if (group.kind === 'identifier' && (await importedBefore(commit.sha, removedFrom, needle))) return undefined;
         // The doc must have named it right after the code stopped having it: a mention written later
         // was written against code without it (another project's name, a plan), not left behind.
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;

@@ -204,14 +204,20 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
   };
 }
 
+/** The words by which a doc says a thing it names was taken away: "renamed", "was named", "was removed". */
+const TAKEN_AWAY = String.raw`renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d`;
+
 /**
  * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",
  * "no longer", "not needed anymore", "legacy", "before v0.34", "from 2.0 onwards": its names are history, not drift.
  */
-const HISTORY_LINE = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|there (?:was|were)|merged into|formerly|previously|used to be|no longer|not (?:needed|required|necessary) any ?more|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+|v?\d+\.\d+(?:\.\d+)?\s+(?:and\s+)?onwards)\b/i;
+const HISTORY_LINE = new RegExp(
+  String.raw`\b(?:${TAKEN_AWAY}|there (?:was|were)|merged into|formerly|previously|used to be|no longer|not (?:needed|required|necessary) any ?more|deprecated|deprecation|legacy|older versions?|(?:before|prior to|until|up to)\s+(?:[\w.-]+\s+)?v?\d+\.\d+|v?\d+\.\d+(?:\.\d+)?\s+(?:and\s+)?onwards)\b`,
+  'i',
+);
 
-/** Words by which a doc says a thing it names was taken away: "was removed", "have been removed", "renamed", "replaced by". */
-const ACKNOWLEDGES = /\b(?:renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d|replaced by|no longer (?:exists?|available|supported))\b/i;
+/** Words by which a doc says a thing it names was taken away (TAKEN_AWAY, "replaced by", "no longer exists"): fewer than HISTORY_LINE's. */
+const ACKNOWLEDGES = new RegExp(String.raw`\b(?:${TAKEN_AWAY}|replaced by|no longer (?:exists?|available|supported))\b`, 'i');
 
 /** The open fence after a fence line: it opens one, closes the open one (same char, as long), or is inside it. */
 function fenceAfter(fence: string | null, marker: string): string | null {
