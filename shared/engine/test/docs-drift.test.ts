@@ -11,12 +11,12 @@ import { detectorOff } from '../src/cycle/run-cycle';
 import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
-import { isUserDoc } from '../src/view/file-roles';
+import { isProjectSource, isUserDoc } from '../src/view/file-roles';
 import { buildRemovalIndex } from '../src/view/history-index';
-import { declaresFlag, derivedRustFlags, docOwnVariable, handedOver, newDependency, readsEnv } from '../src/detectors/docs-drift/history-facts';
+import { ambientGlobal, declaresFlag, derivedRustFlags, docOwnVariable, handedOver, newDependency, readsEnv, saysRemoved } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
 import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
-import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
+import { collectPackageWords, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -298,12 +298,18 @@ describe('extractMentions', () => {
     // covector (tauri's `.changes/`), wherever they are kept.
     for (const doc of ['.changes/internal-default-args.md', '.changeset/brave-cats.md', 'BFG_HISTORY.rst', 'docs/OLD-CHANGES.txt', 'docs/_newsfragments/1853.breakingchange.rst', 'newsfragments/412.feature.md', 'changes/2101.bugfix.1.rst', 'docs/community/3.9-announcement.md', 'docs/3.x-announcement.md', 'loadtesting/2016-09-06/README.rst']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/browser-history-api.md', 'docs/newsletter.md', 'content/1.guide/2.installation.md']) expect(isHistoryDoc(doc)).toBe(false);
+    // Pages put aside in a folder of their own (dioxus's `__unused/`, an archive), not a page about a command of that name.
+    for (const doc of ['docs/guide/src/en/__unused/advanced-guides/custom-renderer.md', 'docs/archive/setup.md', 'docs/archived/v1.md', 'docs/obsolete/api.rst']) expect(isHistoryDoc(doc)).toBe(true);
+    for (const doc of ['docs/commands/outdated.md', 'docs/unused-imports.md', 'docs/rules/no-unused-vars.md', 'docs/archive.md']) expect(isHistoryDoc(doc)).toBe(false);
     // Plans, roadmaps and inventories describe the code as it was meant or found at the time.
     for (const doc of ['docs/dev/initiative-d-inventory.md', 'docs/dev/modernization-plan.md', 'ROADMAP.md', 'docs/roadmaps/cache.md', 'TODO.md', 'REFACTOR.md']) expect(isHistoryDoc(doc)).toBe(true);
     for (const doc of ['docs/planets.md', 'plans/TEST_PORTING.md', 'docs/explanation.md', 'docs/inventory-api.rst', 'docs/tutorial/todo-app.md', 'docs/guides/refactoring.md']) expect(isHistoryDoc(doc)).toBe(false);
     // A vendored library's README (Python's `_vendor/`) is that library's, not the project's.
     expect(isUserDoc('pipenv/patched/pip/_vendor/README.rst')).toBe(false);
     expect(isUserDoc('docs/vendoring.md')).toBe(true);
+    // What a test run writes is no code of the project's: a removal there took nothing away.
+    for (const file of ['integration/playwright-report/index.html', 'coverage/lcov-report/index.html', 'packages/app/test-results/data.json', 'htmlcov/index.html']) expect(isProjectSource(file)).toBe(false);
+    for (const file of ['src/coverage/report.ts', 'packages/reporters/src/playwright.ts']) expect(isProjectSource(file)).toBe(true);
     expect(extractMentions('docs/install.md', 'Add it to your `PATH` (`$HOME/.local/bin`), or set `SOUS_HOME`.').map((m) => m.value)).toEqual(['SOUS_HOME']);
   });
 });
@@ -376,8 +382,20 @@ describe('movedToOwnPackage', () => {
     expect(movedToOwnPackage(name, suffixes, file === undefined ? undefined : gone(file))).toBe(expected);
   });
 
-  it('needs the project to be the package name prefix', () => {
+  it('needs the project to be part of the package name, first or last', () => {
     expect(movedToOwnPackage('Couchdb', splitOutSuffixes(words, new Set(['logform'])))).toBe(false);
+    const after = new Set<string>();
+    collectPackageWords('```sh\npip install tika-haystack farm-haystack-extras\n```\n', after);
+    expect([...splitOutSuffixes(after, new Set(['haystack']))].sort()).toEqual(['tika']);
+  });
+
+  it('tells a page that installs a package split out of the project from one that installs other packages or the project itself', () => {
+    const own = new Set(['haystack', 'haystack_ai']);
+    expect(installsSplitPackage('Install it:\n\n```sh\npip install tika-haystack\n```\n', own)).toBe(true);
+    expect(installsSplitPackage('`npm i haystack-xstate`', own)).toBe(true);
+    // Only an install command counts: a link or an import names a package in passing.
+    expect(installsSplitPackage('See https://github.com/deepset-ai/tika-haystack and `from tika_haystack import x`.', own)).toBe(false);
+    expect(installsSplitPackage('pip install haystack-ai pandas', own)).toBe(false);
   });
 });
 
@@ -448,6 +466,12 @@ describe('direct evidence of a removed flag or variable', () => {
 
 describe('what keeps a flag or variable alive, or weakens its removal', () => {
   const diff = (file: string, minus: string[], plus: string[]): FileDiff => ({ path: file, status: 'modified', hunks: [{ oldStart: 1, oldLines: minus.length, newStart: 1, newLines: plus.length, lines: [...minus.map((l) => `-${l}`), ...plus.map((l) => `+${l}`)] }] });
+
+  it("reads a runtime's global in a copy of its typings as the runtime's, not an export of the project's typings", () => {
+    expect(ambientGlobal([diff('packages/deno/deno.d.ts', ['declare var localStorage: Storage;', '  localStorage: Storage;'], [])], 'localStorage')).toBe(true);
+    expect(ambientGlobal([diff('types/index.d.ts', ['export declare const version: string;'], [])], 'version')).toBe(false);
+    expect(ambientGlobal([diff('src/storage.ts', ['declare var localStorage: Storage;'], [])], 'localStorage')).toBe(false);
+  });
 
   it('reads the flags a clap or argh derive makes of struct fields, not those it names itself', () => {
     const args = [
@@ -1087,6 +1111,47 @@ describe('docsDriftDetector', () => {
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/provider.md|identifier|createProvider']);
   });
 
+  it('never takes what a deleted file took for lost code on the page of a package split out of the project (`<name>-<project>`)', async () => {
+    // haystack moved its Tika converter to tika-haystack; the converter's page installs it and still
+    // names `tika_url`. The page that installs nothing keeps its finding, and so does an edited file.
+    const dir = repoWith([
+      {
+        message: 'converters',
+        files: {
+          'pyproject.toml': '[project]\nname = "docstack"\nversion = "1.0.0"\n',
+          'docstack/converters/tika.py': 'class TikaConverter:\n    def __init__(self, tika_url: str = "http://localhost:9998"):\n        self.tika_url = tika_url\n',
+          'docstack/converters/html.py': 'class HtmlConverter:\n    def __init__(self, keep_tables: bool = True, extractor: str = "lxml"):\n        self.keep_tables = keep_tables\n        self.extractor = extractor\n',
+        },
+      },
+      {
+        message: 'docs',
+        files: {
+          'docs/tika.md': '# TikaConverter\n\n```sh\npip install tika-docstack\n```\n\nSet `tika_url` to your Tika server. Tables stay unless `keep_tables` is off.\n',
+          'docs/tika-old.md': '# Tika\n\nSet `tika_url` to your Tika server.\n',
+        },
+      },
+      { message: 'Move Tika out to its own package; HTML tables always kept', files: { 'docstack/converters/tika.py': null, 'docstack/converters/html.py': 'class HtmlConverter:\n    def __init__(self, extractor: str = "lxml"):\n        self.extractor = extractor\n' } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named).sort()).toEqual(['docs_drift.removed_name docs/tika-old.md|identifier|tika_url', 'docs_drift.removed_name docs/tika.md|identifier|keep_tables']);
+  });
+
+  it("never takes a runtime's global declared in a copy of its typings (`declare var localStorage` in `deno.d.ts`) for the project's", async () => {
+    const dir = repoWith([
+      {
+        message: 'deno support',
+        files: {
+          'package.json': '{ "name": "webkit-app", "version": "1.0.0" }\n',
+          'packages/deno/deno.d.ts': 'interface Storage {\n  getItem(key: string): string | null;\n}\ndeclare var localStorage: Storage;\nexport declare function serveDeno(): void;\n',
+        },
+      },
+      { message: 'docs', files: { 'docs/constraints.md': 'Browser code may use `localStorage`; on Deno call `serveDeno()`.\n' } },
+      { message: 'Remove the deno package', files: { 'packages/deno/deno.d.ts': null } },
+    ]);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/constraints.md|identifier|serveDeno']);
+  });
+
   it("never takes a name every mention of which links to another project's pages for the project's own", async () => {
     // jotai's query docs link `initialData` to TanStack Query's guide; clippy's book links `core::iter::Step` to the standard library.
     const dir = repoWith([
@@ -1357,6 +1422,25 @@ describe('docsDriftDetector', () => {
       'docs_drift.removed_config_key docs/config.md|config_key|layout.fn_args_indent',
       'docs_drift.removed_name docs/table.md|identifier|cursor_cell',
     ]);
+  });
+
+  it('patches no rename the commit says is a removal, unless it names the replacement too', async () => {
+    const macros = 'pub fn format_args_f() {}\npub fn inline_props() {}\n';
+    const dir = repoWith([
+      { message: 'macros', files: { 'src/lib.rs': macros } },
+      { message: 'docs', files: { 'docs/macros.md': 'Use `format_args_f` for text and `inline_props` for props.\n' } },
+      // dioxus's "Remove deprecated macros": another macro now stands where the removed one stood.
+      { message: 'Remove deprecated macros: format_args_f!', files: { 'src/lib.rs': macros.replace('format_args_f', 'derive_props') } },
+      { message: 'Remove inline_props in favour of component_props', files: { 'src/lib.rs': macros.replace('format_args_f', 'derive_props').replace('inline_props', 'component_props') } },
+    ]);
+    const { candidates } = await detect(dir);
+    const patches = candidates.filter((c) => c.kind === 'virtual_diff');
+    expect(patches.map((p) => p.title)).toEqual([expect.stringContaining('`inline_props` → `component_props`')]);
+    expect(candidates.filter((c) => c.kind === 'docs_drift').flatMap(named).sort()).toEqual(['docs_drift.removed_name docs/macros.md|identifier|format_args_f', 'docs_drift.removed_name docs/macros.md|identifier|inline_props']);
+    // A subject that also says rename or move did rename; one that removes something else says nothing of this name.
+    expect(saysRemoved('Rename parseConfig, drop legacy mode', 'parseConfig', 'identifier')).toBe(false);
+    expect(saysRemoved('Drop legacy mode', 'parseConfig', 'identifier')).toBe(false);
+    expect(saysRemoved('Remove --verbose (moved to the log crate)', 'verbose', 'flag')).toBe(false);
   });
 
   it('leaves alone a path the code still names as a default, though the repository moved its own copy', async () => {

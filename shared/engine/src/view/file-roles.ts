@@ -18,6 +18,11 @@ const NOT_INTERFACE_FOLDERS = /^(?:templates?|ci|\.ci|\.github|\.circleci|\.gitl
  * `vendored_parsers/`, Yarn's own releases and plugins under `.yarn/`).
  */
 const VENDORED_FOLDERS = /^(?:_?vendor(?:ed)?(?:[_-][\w-]+)?|third[_-]party|node_modules|\.yarn)$/i;
+/**
+ * What a test run writes (remix's committed `integration/playwright-report/index.html`, a top-level
+ * `coverage/` report): generated pages, not the project's code.
+ */
+const TEST_OUTPUT_FOLDERS = /^(?:playwright-report|test-results|htmlcov|lcov-report|\.nyc_output)$/i;
 /** A scratch file a maintainer plays with (zod's root `play.ts`): not the project's interface. */
 const SCRATCH_NAMES = /^(?:play|playground|scratch|sandbox)\.[^.]+$/i;
 /**
@@ -36,15 +41,15 @@ export function isTestPath(file: string): boolean {
 
 /**
  * Whether `file` is the project's own code rather than a test, a snapshot, a fixture, an example, a
- * scratch file or a benchmark, a template, CI, vendored code or the docs site's own scripts: what those drop (a
+ * scratch file or a benchmark, a template, CI, vendored code, a test run's report or the docs site's own scripts: what those drop (a
  * snapshot of another tool's help, an example's use of a dependency, a CI script's installer flag,
  * a vendored library's field) was never the project's.
  */
 export function isProjectSource(file: string): boolean {
   if (isTestPath(file) || /\.snap(?:\.[\w-]+)?$/.test(file) || SCRATCH_NAMES.test(path.posix.basename(file))) return false;
   const folders = file.split('/').slice(0, -1);
-  if (folders.length > 0 && DOC_SITE_ROOTS.test(folders[0] as string)) return false;
-  return !folders.some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s) || VENDORED_FOLDERS.test(s));
+  if (folders.length > 0 && (DOC_SITE_ROOTS.test(folders[0] as string) || folders[0] === 'coverage')) return false;
+  return !folders.some((s) => FIXTURE_FOLDERS.test(s) || NOT_INTERFACE_FOLDERS.test(s) || VENDORED_FOLDERS.test(s) || TEST_OUTPUT_FOLDERS.test(s));
 }
 
 /** Whether a doc at `file` is one the project's users read: not a test's, a template's or a vendored project's text. */

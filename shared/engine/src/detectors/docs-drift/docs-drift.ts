@@ -22,7 +22,7 @@ import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
-import { collectPackageWords, movedToOwnPackage, splitOutSuffixes } from './split-packages';
+import { collectPackageWords, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from './split-packages';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -126,8 +126,14 @@ export const docsDriftDetector: Detector = {
       const found = await examineDoc(view, repo, doc, mentions.get(doc) ?? [], snapshots(doc), signal);
       if (found === null) break;
       // A name removed from a file or folder named like a package the docs name (`src/xstate/` and
-      // `jotai-xstate`) moved out into that package.
-      findings.push(...found.filter((f) => !(f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, splitOut, { file: f.removal.file, folderExists }))));
+      // `jotai-xstate`) moved out into that package; so did what a whole deleted file took on the page
+      // of a package split out of the project (haystack's `tika_url` on the page that installs `tika-haystack`).
+      let splitPage: boolean | undefined;
+      const packagePage = (): boolean => (splitPage ??= installsSplitPackage(view.text(doc) ?? '', repo.ownModules()));
+      const packages = (f: Finding): boolean =>
+        (f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, splitOut, { file: f.removal.file, folderExists })) ||
+        (SPLIT_KINDS.has(f.group.kind) && f.removal.current === undefined && packagePage());
+      findings.push(...found.filter((f) => !packages(f)));
       covered.push(doc);
     }
     // A held kind (names, flags by default: exploration.detectors_held) keeps its cards as candidates,
@@ -136,6 +142,9 @@ export const docsDriftDetector: Detector = {
     return { candidates: cardsByCommit(view, findings, cardOn, patchOn).filter((c) => c.kind !== 'docs_drift' || detectorOn(c.detector)), covered };
   },
 };
+
+/** What a package split out of the project takes with it: its names, variables and settings (not files or flags). */
+const SPLIT_KINDS: ReadonlySet<MentionKind> = new Set(['identifier', 'env', 'config_key']);
 
 /** One thing a doc names that a commit took away. */
 interface Finding {

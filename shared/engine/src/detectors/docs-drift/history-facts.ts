@@ -300,6 +300,9 @@ export function repoFacts(
         // definition out. A name the project only ever used (`os.getenv`, `GraphQLApp` imported from
         // starlette) is another project's: it still exists there, and docs that show it may be right.
         if (group.kind === 'identifier' && !definedIn(removedFrom, needle)) continue;
+        // A runtime's global declared in a copy of its typings (`declare var localStorage: Storage;` in
+        // remix's `deno.d.ts`) is the runtime's, which still has it.
+        if (group.kind === 'identifier' && ambientGlobal(removedFrom, needle)) return undefined;
         // The code had imported it from another project (`from logging.config import fileConfig`, then
         // a `fileConfig=fileConfig` parameter): a doc naming it names that project's, which still exists.
         if (group.kind === 'identifier' && importedFromElsewhere(importLines(codeAround(files)), needle, ownModules())) return undefined;
@@ -313,7 +316,10 @@ export function repoFacts(
         if (!(await docNamedAt(commit.sha, doc, group))) return undefined;
         const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(diff) : handedOver(group.kind, commit.subject, diff, programs));
         // A swapped word in a line that never declared the flag is another program's option changing.
-        const replacement = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
+        const swapped = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
+        // A commit that says it removed the name ("Remove deprecated macros: inline_props, format_args_f!")
+        // put nothing in its place, whatever word now stands where it stood, unless it names that word too.
+        const replacement = swapped !== undefined && saysRemoved(commit.subject, needle, group.kind) && !containsBounded(commit.subject, swapped, group.kind) ? undefined : swapped;
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
         return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}), ...(indirect !== undefined ? { indirect } : {}) }, first);
       }
@@ -622,6 +628,24 @@ export function definedIn(files: readonly FileDiff[], name: string): boolean {
     const python = /\.pyi?$/.test(f.path);
     return f.hunks.some((h) => h.lines.some((l, i) => l.startsWith('-') && shapes.some((re) => re.test(l.slice(1))) && !(python && keywordArgument(h.lines, i, name))));
   });
+}
+
+/**
+ * Whether a commit's subject says it removed `needle` ("Remove deprecated macros: inline_props,
+ * format_args_f!", "drop --bar"), and says nothing of a rename or a move ("Rename parseConfig, drop
+ * legacy mode" renamed it).
+ */
+export function saysRemoved(subject: string, needle: string, kind: MentionKind): boolean {
+  return /\b(?:remov|delet|drop)/i.test(subject) && !/\b(?:renam|replac|mov(?:e|ed|es|ing)\b)|->|→/i.test(subject) && containsBounded(subject, needle, kind);
+}
+
+/**
+ * Whether `name` went only from type declaration files (`.d.ts`) that declared it as a global of the
+ * runtime (`declare var name: T`, not exported): typings of a platform the project ran on.
+ */
+export function ambientGlobal(files: readonly FileDiff[], name: string): boolean {
+  const ambient = new RegExp(`^-\\s*declare\\s+(?:var|let|const)\\s+${escapeRegExp(name)}(?![\\w$])`);
+  return files.every((f) => f.path.endsWith('.d.ts')) && files.some((f) => f.hunks.some((h) => h.lines.some((l) => ambient.test(l))));
 }
 
 /**

@@ -78,7 +78,8 @@ export function isProseDoc(filePath: string, language?: Language): boolean {
  * Docs that record history rather than describe the code: changelogs, release notes, news, migration
  * and upgrade guides, proposals and decision records (PEPs, SEPs, RFCs, ADRs: a design as it was
  * agreed), plans, roadmaps and inventories (the code as it was before a refactor, on purpose), and
- * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`).
+ * anything named by a date or a version (`2021-05-03-…`, `release_2.5.rst`, `v1.2.md`), and pages put
+ * aside in a folder of their own (`__unused/`, `archive/`).
  * They are meant to name old code, so they are never drift.
  */
 const HISTORY_SEGMENT = /^(?:v?\d+(?:\.(?:\d+|x))*[-_.]|_)?(?:change(?:s|log|logs)?|\.change(?:s|sets?)|history|news(?:fragments?)?|release[-_ ]?notes?|releases?|whats?[-_ ]?new|migrat\w*|upgrad\w*|deprecat\w*|blog|posts?|announcements?|authors|contributors|versioned[-_](?:docs|sidebars)|[ps]eps?|peeps?|rfcs?|adrs?|(?:enhancement[-_ ])?proposals?|decisions?|roadmaps?|initiatives?)(?:[-_.]|$)/i;
@@ -102,6 +103,8 @@ const HISTORY_NAME = new RegExp(
 const HISTORY_HEADING = /\b(?:change ?log|changes in|breaking changes?|release notes?|what'?s new|migrat\w*|upgrad\w*|deprecat\w*|histor(?:y|ic|ical)|renamed|removed)\b/i;
 /** A folder named by a day (`loadtesting/2016-09-06/`): a report of that day. */
 const DATED_FOLDER = /^(?:19|20)\d\d-(?:0[1-9]|1[0-2])-\d\d$/;
+/** A folder of pages put aside (dioxus's `docs/guide/src/en/__unused/`, an `archive/`): kept as they were. */
+const SET_ASIDE_FOLDER = /^_{0,2}(?:unused|obsolete|outdated|archived?|attic|graveyard)$/i;
 const DATED = /(?:^|[^\d])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])(?:[-_.]?\d\d)?(?:[^\d]|$)/;
 const VERSIONED = new RegExp(`(?:^|[-_ .v])v?\\d+[._]\\d+(?:[._]\\d+)*(?:[-_.]?(?:rc|beta|alpha|b|a)\\d*)?${DOC_END}`, 'i');
 
@@ -110,6 +113,7 @@ export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
   if (segments.some((s) => HISTORY_SEGMENT.test(s) || DATED_FOLDER.test(s))) return true;
+  if (segments.slice(0, -1).some((s) => SET_ASIDE_FOLDER.test(s))) return true;
   return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base);
 }
 

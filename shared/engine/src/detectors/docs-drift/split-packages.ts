@@ -1,8 +1,9 @@
 /**
  * Names a project moved out into packages of their own. A transport, plugin or integration split
  * from the core keeps its name in the new package (winston's `Couchdb` transport now lives in
- * `winston-couchdb`, jotai's `src/xstate/` in `jotai-xstate`), and the project's docs name that
- * package: a doc still naming the thing names the package's, which exists, not code the project lost.
+ * `winston-couchdb`, jotai's `src/xstate/` in `jotai-xstate`, haystack's Tika converter in
+ * `tika-haystack`), and the project's docs name that package: a doc still naming the thing names the
+ * package's, which exists, not code the project lost.
  */
 import { normalModule } from './imports';
 
@@ -21,7 +22,26 @@ const IMPORTED = /\b(?:from|require\(|import)\s*['"]([^'"./][^'"]*)['"]/g;
  * `rustfmt-config` directive) is not a package.
  */
 export function collectPackageWords(text: string, into: Set<string>): void {
-  const add = (raw: string): void => {
+  const add = packageAdder(into);
+  collectInstalled(text, add);
+  for (const m of text.matchAll(PACKAGE_URL)) add(m[1] ?? m[2] ?? '');
+  for (const m of text.matchAll(IMPORTED)) add((m[1] ?? '').replace(/^(@[^/]+\/)?([^/]+).*$/, '$1$2'));
+}
+
+/**
+ * Whether a doc tells its reader to install a package split out of the project (`pip install
+ * tika-haystack`, `npm i jotai-xstate`): the doc is that package's page, and what the project removed
+ * with a whole file is what the package took.
+ */
+export function installsSplitPackage(text: string, own: ReadonlySet<string>): boolean {
+  const installed = new Set<string>();
+  collectInstalled(text, packageAdder(installed));
+  return [...installed].some((word) => splitFrom(word, own) !== undefined);
+}
+
+/** Adds a package as `normalModule` spells it, without an npm scope, a version or a Go module's path. */
+function packageAdder(into: Set<string>): (raw: string) => void {
+  return (raw) => {
     const name = raw
       .replace(/^@[^/]+\//, '')
       .replace(/(?:@|==|>=|~=|\^).*$/, '')
@@ -30,21 +50,33 @@ export function collectPackageWords(text: string, into: Set<string>): void {
       .pop();
     if (name !== undefined && /^[A-Za-z][\w.-]*$/.test(name)) into.add(normalModule(name));
   };
+}
+
+function collectInstalled(text: string, add: (raw: string) => void): void {
   for (const m of text.matchAll(INSTALL)) for (const arg of (m[1] ?? '').trim().split(/\s+/)) if (!arg.startsWith('-')) add(arg);
-  for (const m of text.matchAll(PACKAGE_URL)) add(m[1] ?? m[2] ?? '');
-  for (const m of text.matchAll(IMPORTED)) add((m[1] ?? '').replace(/^(@[^/]+\/)?([^/]+).*$/, '$1$2'));
 }
 
 /**
- * What follows `<own>-` in the package words that extend one of the project's own package names
- * (`couchdb` for `winston-couchdb`), leaving out words that are themselves the project's own packages
- * (`webpack-cli` in webpack-cli's repository).
+ * What a package word adds to one of the project's own package names, before or after it (`couchdb`
+ * for `winston-couchdb`, `tika` for `tika-haystack`); undefined for the project's own packages
+ * (`webpack-cli` in webpack-cli's repository) and for words that extend none.
  */
+function splitFrom(word: string, own: ReadonlySet<string>): string | undefined {
+  if (own.has(word)) return undefined;
+  for (const name of own) {
+    if (word.length <= name.length + 1) continue;
+    if (word.startsWith(`${name}_`)) return word.slice(name.length + 1);
+    if (word.endsWith(`_${name}`)) return word.slice(0, -name.length - 1);
+  }
+  return undefined;
+}
+
+/** What the package words that extend one of the project's own package names add to it (splitFrom). */
 export function splitOutSuffixes(words: ReadonlySet<string>, own: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
   for (const word of words) {
-    if (own.has(word)) continue;
-    for (const prefix of own) if (word.startsWith(`${prefix}_`) && word.length > prefix.length + 1) out.add(word.slice(prefix.length + 1));
+    const part = splitFrom(word, own);
+    if (part !== undefined) out.add(part);
   }
   return out;
 }
