@@ -1,8 +1,9 @@
 /**
  * The context process on several cores (SOUS_CONTEXT_WORKERS): a primary and worker processes that
  * share one port, each with its own replica synced from the daemon. Every worker answers and sees
- * saves, a dead worker is replaced, SIGTERM stops them all, and a bad setting or a busy port stops
- * the process with one line. Real processes, real git, real HTTP (embedded topology).
+ * saves, a dead worker is replaced, SIGTERM stops them all, and a bad setting, a busy port or a
+ * worker that dies before it ever served stops the process with one line. Real processes, real git,
+ * real HTTP (embedded topology).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,7 +11,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { embeddedEnv, freePort, sous } from './support/cli';
 import { rawRequest } from './support/http';
-import { makeGitRepo, rmTempDir, writeFile } from './support/tmp';
+import { makeGitRepo, makeTempDir, rmTempDir, writeFile } from './support/tmp';
 import { until } from './support/wait';
 
 const CONTEXT = path.join(__dirname, '..', 'services', 'context', 'dist', 'main.js');
@@ -21,8 +22,8 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-function startContext(repo: string, port: number, workers: string): Started {
-  const child = spawn(process.execPath, [CONTEXT, '--path', repo, '--port', String(port)], { env: embeddedEnv({ SOUS_CONTEXT_WORKERS: workers }), stdio: ['ignore', 'ignore', 'pipe'] });
+function startContext(repo: string, port: number, workers: string, extra: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [CONTEXT, '--path', repo, '--port', String(port)], { env: embeddedEnv({ SOUS_CONTEXT_WORKERS: workers, ...extra }), stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -154,6 +155,29 @@ describe('context process with workers', () => {
       expect(await ctx.exited).toBe(0);
     } finally {
       ctx.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  test('a worker that dies before it ever served stops the start with one line and exit code 2, leaving no process behind', async () => {
+    // A crash at a worker's start (out of memory, a broken install), made certain: a preload that
+    // ends every worker process (the primary has no start parameters) before it loads anything.
+    const dir = makeTempDir('sous-dying-worker-');
+    try {
+      writeFile(dir, 'die.js', `if (process.env.SOUS_CONTEXT_WORKER_START !== undefined) process.exit(3);\n`);
+      const port = await freePort();
+      const ctx = startContext(repo, port, '2', { NODE_OPTIONS: `--require ${path.join(dir, 'die.js')}` });
+      try {
+        const pid = ctx.child.pid as number;
+        expect(await ctx.exited).toBe(2);
+        expect(ctx.stderr()).toBe('sous context: a context worker exited (code 3) before it could serve; see the context log\n');
+        expect(alive(pid)).toBe(false);
+        // Nothing listens on the port: the start failed as a whole.
+        await expect(rawRequest({ port, path: '/healthz' })).rejects.toThrow();
+      } finally {
+        ctx.child.kill('SIGKILL');
+      }
+    } finally {
+      rmTempDir(dir);
     }
   }, 60_000);
 
