@@ -16,7 +16,7 @@ import { buildRemovalIndex } from '../src/view/history-index';
 import { ambientGlobal, declaresFlag, derivedRustFlags, docOwnVariable, handedOver, newDependency, readsEnv, saysRemoved } from '../src/detectors/docs-drift/history-facts';
 import { parseBlame, type FileDiff } from '../src/view/git-history';
 import { importLines, importSources, isOwnModule } from '../src/detectors/docs-drift/imports';
-import { collectPackageWords, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
+import { collectPackageWords, installedPackages, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from '../src/detectors/docs-drift/split-packages';
 import type { Frontier } from '../src/detectors/types';
 import type { DetectorResult } from '../src/detectors/types';
 import { git, makeEmptyGitRepo, rmTempDir, writeFile } from '../../../test/support/tmp';
@@ -350,16 +350,14 @@ describe('importSources', () => {
 
 describe('movedToOwnPackage', () => {
   const words = new Set<string>();
-  collectPackageWords(
-    [
-      'Install it with `npm install --save winston-couchdb@1.2 cradle`, see [the repo](https://github.com/winstonjs/winston-redis).',
-      "```js\nimport { atomWithMachine } from 'winston-xstate/utils'\nconst rotate = require('winston-daily-rotate-file');\n```",
-      'Also my-winston-mongo (`pip install my-winston-mongo`), and `npm i winston-cli`.',
-      // Spelled like packages, but not named where a package goes: a directive and a file.
-      'Use the `winston-config` directive; edit `winston-workspace.yaml`.',
-    ].join('\n'),
-    words,
-  );
+  const doc = [
+    'Install it with `npm install --save winston-couchdb@1.2 cradle`, see [the repo](https://github.com/winstonjs/winston-redis).',
+    "```js\nimport { atomWithMachine } from 'winston-xstate/utils'\nconst rotate = require('winston-daily-rotate-file');\n```",
+    'Also my-winston-mongo (`pip install my-winston-mongo`), and `npm i winston-cli`.',
+    // Spelled like packages, but not named where a package goes: a directive and a file.
+    'Use the `winston-config` directive; edit `winston-workspace.yaml`.',
+  ].join('\n');
+  collectPackageWords(doc, installedPackages(doc), words);
   const suffixes = splitOutSuffixes(words, new Set(['winston', 'winston_cli']));
   const gone = (file: string) => ({ file, folderExists: (folder: string) => folder === 'src/config' });
 
@@ -385,17 +383,18 @@ describe('movedToOwnPackage', () => {
   it('needs the project to be part of the package name, first or last', () => {
     expect(movedToOwnPackage('Couchdb', splitOutSuffixes(words, new Set(['logform'])))).toBe(false);
     const after = new Set<string>();
-    collectPackageWords('```sh\npip install tika-haystack farm-haystack-extras\n```\n', after);
+    const page = '```sh\npip install tika-haystack farm-haystack-extras\n```\n';
+    collectPackageWords(page, installedPackages(page), after);
     expect([...splitOutSuffixes(after, new Set(['haystack']))].sort()).toEqual(['tika']);
   });
 
   it('tells a page that installs a package split out of the project from one that installs other packages or the project itself', () => {
     const own = new Set(['haystack', 'haystack_ai']);
-    expect(installsSplitPackage('Install it:\n\n```sh\npip install tika-haystack\n```\n', own)).toBe(true);
-    expect(installsSplitPackage('`npm i haystack-xstate`', own)).toBe(true);
+    expect(installsSplitPackage(installedPackages('Install it:\n\n```sh\npip install tika-haystack\n```\n'), own)).toBe(true);
+    expect(installsSplitPackage(installedPackages('`npm i haystack-xstate`'), own)).toBe(true);
     // Only an install command counts: a link or an import names a package in passing.
-    expect(installsSplitPackage('See https://github.com/deepset-ai/tika-haystack and `from tika_haystack import x`.', own)).toBe(false);
-    expect(installsSplitPackage('pip install haystack-ai pandas', own)).toBe(false);
+    expect(installsSplitPackage(installedPackages('See https://github.com/deepset-ai/tika-haystack and `from tika_haystack import x`.'), own)).toBe(false);
+    expect(installsSplitPackage(installedPackages('pip install haystack-ai pandas'), own)).toBe(false);
   });
 });
 
@@ -1438,9 +1437,9 @@ describe('docsDriftDetector', () => {
     expect(patches.map((p) => p.title)).toEqual([expect.stringContaining('`inline_props` → `component_props`')]);
     expect(candidates.filter((c) => c.kind === 'docs_drift').flatMap(named).sort()).toEqual(['docs_drift.removed_name docs/macros.md|identifier|format_args_f', 'docs_drift.removed_name docs/macros.md|identifier|inline_props']);
     // A subject that also says rename or move did rename; one that removes something else says nothing of this name.
-    expect(saysRemoved('Rename parseConfig, drop legacy mode', 'parseConfig', 'identifier')).toBe(false);
-    expect(saysRemoved('Drop legacy mode', 'parseConfig', 'identifier')).toBe(false);
-    expect(saysRemoved('Remove --verbose (moved to the log crate)', 'verbose', 'flag')).toBe(false);
+    expect(saysRemoved('Rename parseConfig, drop legacy mode', 'parseConfig', 'loadConfig', 'identifier')).toBe(false);
+    expect(saysRemoved('Drop legacy mode', 'parseConfig', 'loadConfig', 'identifier')).toBe(false);
+    expect(saysRemoved('Remove --verbose (moved to the log crate)', 'verbose', 'quiet', 'flag')).toBe(false);
   });
 
   it('leaves alone a path the code still names as a default, though the repository moved its own copy', async () => {

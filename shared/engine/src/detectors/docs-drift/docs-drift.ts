@@ -22,7 +22,7 @@ import type { Detector, DetectorContext, DetectorResult } from '../types';
 import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
-import { collectPackageWords, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from './split-packages';
+import { collectPackageWords, installedPackages, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from './split-packages';
 import { docOwnVariable, exampleDeclares, exampleDeclaresFlag, needleForms, needleOf, negatedBase, removalKey, renamedValue, repoFacts, type MentionGroup, type RepoFacts, type Removal } from './history-facts';
 
 /**
@@ -65,6 +65,8 @@ export const docsDriftDetector: Detector = {
     const importsOf = new Map<string, string[]>();
     /** Hyphenated package names any doc gives (`winston-couchdb`): where the project moved things out to. */
     const packageWords = new Set<string>();
+    /** Per doc with mentions, the packages its install commands name (read once with its text). */
+    const installedOf = new Map<string, ReadonlySet<string>>();
     for (const doc of docs) {
       const text = view.text(doc);
       if (text === undefined || text.includes('\0') || isRecordedDecision(text) || isDeprecatedPage(text)) continue;
@@ -72,7 +74,9 @@ export const docsDriftDetector: Detector = {
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);
       importsOf.set(doc, importLines(text.split('\n')));
-      collectPackageWords(text, packageWords);
+      const installed = installedPackages(text);
+      installedOf.set(doc, installed);
+      collectPackageWords(text, installed, packageWords);
       // In a tutorial that has the reader create files, a file named in backticks (not linked) is the reader's.
       const readersFiles = readerCreatesFiles(text);
       const groups = groupMentions(extractMentions(doc, text, programs)).filter(
@@ -128,11 +132,10 @@ export const docsDriftDetector: Detector = {
       // A name removed from a file or folder named like a package the docs name (`src/xstate/` and
       // `jotai-xstate`) moved out into that package; so did what a whole deleted file took on the page
       // of a package split out of the project (haystack's `tika_url` on the page that installs `tika-haystack`).
-      let splitPage: boolean | undefined;
-      const packagePage = (): boolean => (splitPage ??= installsSplitPackage(view.text(doc) ?? '', repo.ownModules()));
+      const packagePage = installsSplitPackage(installedOf.get(doc) ?? new Set(), repo.ownModules());
       const packages = (f: Finding): boolean =>
         (f.group.kind === 'identifier' && movedToOwnPackage(f.group.value, splitOut, { file: f.removal.file, folderExists })) ||
-        (SPLIT_KINDS.has(f.group.kind) && f.removal.current === undefined && packagePage());
+        (packagePage && SPLIT_KINDS.has(f.group.kind) && f.removal.current === undefined);
       findings.push(...found.filter((f) => !packages(f)));
       covered.push(doc);
     }

@@ -317,9 +317,8 @@ export function repoFacts(
         const indirect = indirectName(group.kind, removedFrom, viaBase ? (base as string) : needle, programs) ?? (group.kind === 'env' ? newDependency(diff) : handedOver(group.kind, commit.subject, diff, programs));
         // A swapped word in a line that never declared the flag is another program's option changing.
         const swapped = viaBase || indirect !== undefined ? undefined : singleReplacement(files, needle, group.kind);
-        // A commit that says it removed the name ("Remove deprecated macros: inline_props, format_args_f!")
-        // put nothing in its place, whatever word now stands where it stood, unless it names that word too.
-        const replacement = swapped !== undefined && saysRemoved(commit.subject, needle, group.kind) && !containsBounded(commit.subject, swapped, group.kind) ? undefined : swapped;
+        // A commit that says it removed the name put nothing in its place, whatever word now stands where it stood.
+        const replacement = swapped !== undefined && saysRemoved(commit.subject, needle, swapped, group.kind) ? undefined : swapped;
         const renamedTo = replacement !== undefined && existsNow(group.kind, renamedValue(group.kind, group.value, replacement)) ? replacement : undefined;
         return withCurrent(view, { commit: redacted(view, commit), file: first.oldPath ?? first.path, ...(renamedTo !== undefined ? { renamedTo } : {}), ...(indirect !== undefined ? { indirect } : {}) }, first);
       }
@@ -632,11 +631,16 @@ export function definedIn(files: readonly FileDiff[], name: string): boolean {
 
 /**
  * Whether a commit's subject says it removed `needle` ("Remove deprecated macros: inline_props,
- * format_args_f!", "drop --bar"), and says nothing of a rename or a move ("Rename parseConfig, drop
- * legacy mode" renamed it).
+ * format_args_f!", "drop --bar"), and says nothing of the word now in its place (`swapped`: "Remove X
+ * in favour of Y"), a rename or a move ("Rename parseConfig, drop legacy mode" renamed it).
  */
-export function saysRemoved(subject: string, needle: string, kind: MentionKind): boolean {
-  return /\b(?:remov|delet|drop)/i.test(subject) && !/\b(?:renam|replac|mov(?:e|ed|es|ing)\b)|->|→/i.test(subject) && containsBounded(subject, needle, kind);
+export function saysRemoved(subject: string, needle: string, swapped: string, kind: MentionKind): boolean {
+  return (
+    /\b(?:remov|delet|drop)/i.test(subject) &&
+    !/\b(?:renam|replac|mov(?:e|ed|es|ing)\b)|->|→/i.test(subject) &&
+    containsBounded(subject, needle, kind) &&
+    !containsBounded(subject, swapped, kind)
+  );
 }
 
 /**

@@ -112,8 +112,8 @@ const VERSIONED = new RegExp(`(?:^|[-_ .v])v?\\d+[._]\\d+(?:[._]\\d+)*(?:[-_.]?(
 export function isHistoryDoc(filePath: string): boolean {
   const segments = filePath.split('/');
   const base = segments[segments.length - 1] ?? '';
-  if (segments.some((s) => HISTORY_SEGMENT.test(s) || DATED_FOLDER.test(s))) return true;
-  if (segments.slice(0, -1).some((s) => SET_ASIDE_FOLDER.test(s))) return true;
+  const folder = (i: number): boolean => i < segments.length - 1;
+  if (segments.some((s, i) => HISTORY_SEGMENT.test(s) || DATED_FOLDER.test(s) || (folder(i) && SET_ASIDE_FOLDER.test(s)))) return true;
   return DATED.test(base) || VERSIONED.test(base) || HISTORY_NAME.test(base);
 }
 

@@ -15,45 +15,45 @@ const PACKAGE_URL = /\b(?:github\.com|gitlab\.com|codeberg\.org)\/[\w.-]+\/([\w.
 const IMPORTED = /\b(?:from|require\(|import)\s*['"]([^'"./][^'"]*)['"]/g;
 
 /**
- * Adds the packages a doc names where only a package goes (an install command, an import, a package
- * page or repository address), as `normalModule` spells them without an npm scope, a version or a Go
- * module's path: `npm install winston-couchdb`, `from 'jotai-xstate'`,
- * `https://github.com/winstonjs/winston-redis`. A word merely spelled like one (rustfmt's
- * `rustfmt-config` directive) is not a package.
+ * The packages a doc's install commands name (`pip install tika-haystack`, `npm i winston-couchdb`),
+ * as packageName spells them.
  */
-export function collectPackageWords(text: string, into: Set<string>): void {
-  const add = packageAdder(into);
-  collectInstalled(text, add);
-  for (const m of text.matchAll(PACKAGE_URL)) add(m[1] ?? m[2] ?? '');
-  for (const m of text.matchAll(IMPORTED)) add((m[1] ?? '').replace(/^(@[^/]+\/)?([^/]+).*$/, '$1$2'));
+export function installedPackages(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(INSTALL)) for (const arg of (m[1] ?? '').trim().split(/\s+/)) if (!arg.startsWith('-')) addPackage(out, arg);
+  return out;
 }
 
 /**
- * Whether a doc tells its reader to install a package split out of the project (`pip install
- * tika-haystack`, `npm i jotai-xstate`): the doc is that package's page, and what the project removed
- * with a whole file is what the package took.
+ * Adds the packages a doc names where only a package goes: those it installs (`installed`, from
+ * installedPackages), imports, or gives the page or repository address of (`from 'jotai-xstate'`,
+ * `https://github.com/winstonjs/winston-redis`). A word merely spelled like one (rustfmt's
+ * `rustfmt-config` directive) is not a package.
  */
-export function installsSplitPackage(text: string, own: ReadonlySet<string>): boolean {
-  const installed = new Set<string>();
-  collectInstalled(text, packageAdder(installed));
+export function collectPackageWords(text: string, installed: ReadonlySet<string>, into: Set<string>): void {
+  for (const word of installed) into.add(word);
+  for (const m of text.matchAll(PACKAGE_URL)) addPackage(into, m[1] ?? m[2] ?? '');
+  for (const m of text.matchAll(IMPORTED)) addPackage(into, (m[1] ?? '').replace(/^(@[^/]+\/)?([^/]+).*$/, '$1$2'));
+}
+
+/**
+ * Whether a doc's install commands (installedPackages) install a package split out of the project
+ * (`pip install tika-haystack`): the doc is that package's page, and what the project removed with a
+ * whole file is what the package took.
+ */
+export function installsSplitPackage(installed: ReadonlySet<string>, own: ReadonlySet<string>): boolean {
   return [...installed].some((word) => splitFrom(word, own) !== undefined);
 }
 
 /** Adds a package as `normalModule` spells it, without an npm scope, a version or a Go module's path. */
-function packageAdder(into: Set<string>): (raw: string) => void {
-  return (raw) => {
-    const name = raw
-      .replace(/^@[^/]+\//, '')
-      .replace(/(?:@|==|>=|~=|\^).*$/, '')
-      .replace(/\.git$/, '')
-      .split('/')
-      .pop();
-    if (name !== undefined && /^[A-Za-z][\w.-]*$/.test(name)) into.add(normalModule(name));
-  };
-}
-
-function collectInstalled(text: string, add: (raw: string) => void): void {
-  for (const m of text.matchAll(INSTALL)) for (const arg of (m[1] ?? '').trim().split(/\s+/)) if (!arg.startsWith('-')) add(arg);
+function addPackage(into: Set<string>, raw: string): void {
+  const name = raw
+    .replace(/^@[^/]+\//, '')
+    .replace(/(?:@|==|>=|~=|\^).*$/, '')
+    .replace(/\.git$/, '')
+    .split('/')
+    .pop();
+  if (name !== undefined && /^[A-Za-z][\w.-]*$/.test(name)) into.add(normalModule(name));
 }
 
 /**
