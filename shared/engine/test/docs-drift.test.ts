@@ -8,7 +8,7 @@ import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
 import { detectorOff } from '../src/cycle/run-cycle';
-import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles } from '../src/detectors/docs-drift/mentions';
+import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isProjectSource, isUserDoc } from '../src/view/file-roles';
@@ -97,6 +97,9 @@ describe('extractMentions', () => {
       'From BullMQ 2.0 onwards, the `QueueScheduler` is not needed anymore.',
     ].join('\n');
     expect(extractMentions('docs/config.md', doc).map((m) => `${m.line}:${m.value}`)).toEqual(['4:newCall']);
+    // A page about a thing the project removed says so (strawberry's sentry-tracing page): its heading's name is knowing too.
+    const notice = ['# `SentryTracingExtension`', '', '<Warning>', '', 'As of Sentry 1.32.0, Strawberry is supported by the Sentry SDK.', "Therefore, Strawberry's `SentryTracingExtension` has been deprecated in version", '0.210.0 and finally removed with Strawberry 0.249.0 in favor of the SDK.'].join('\n');
+    expect(extractMentions('docs/extensions/sentry-tracing.md', notice).map((m) => m.value)).toEqual([]);
     // `legacyMode` is a name, not the word "legacy".
     expect(extractMentions('docs/config.md', 'Turn on `legacyMode()`.').map((m) => m.value)).toEqual(['legacyMode']);
   });
@@ -126,6 +129,27 @@ describe('extractMentions', () => {
     expect(isDeprecatedPage('# Options\n\nThis option is deprecated; use `colors` instead.\n')).toBe(true);
     expect(isDeprecatedPage('# Options\n\nSet `colors` to pick a theme.\nIt takes a map.\nOr a list.\n\nThe `theme` option is deprecated.\n')).toBe(false);
     expect(isDeprecatedPage('# Guide\n\nThe deprecated `foo()` is gone; use `bar()`.\n')).toBe(false);
+  });
+
+  it('reads a page that opens by saying its docs are no longer maintained, or are for an older version, as kept on purpose', () => {
+    // xstate's v4 guides under docs/ (set 17).
+    expect(isDeprecatedPage('# Actors <Badge text="4.6+"/>\n\n:::warning These XState v4 docs are no longer maintained\n\nXState v5 is out now!\n')).toBe(true);
+    expect(isDeprecatedPage('# Guide\n\n> You are viewing the documentation for an older version of Foo.\n')).toBe(true);
+    expect(isDeprecatedPage('# Guide\n\n!!! warning\n    This documentation is outdated.\n')).toBe(true);
+    // Saying who the docs are for, or a word further down, is not a banner.
+    expect(isDeprecatedPage('# Guide\n\nThese docs are written for plugin authors.\nThey are long.\nRead on.\n\nThe old site is no longer maintained.\n')).toBe(false);
+  });
+
+  it('reads a docs folder most of whose pages say they are no longer maintained as an old site: its unmarked pages and translations too', () => {
+    const english = ['docs/guides/actors.md', 'docs/guides/actions.md', 'docs/guides/context.md', 'docs/guides/guards.md', 'docs/about/concepts.md', 'docs/about/goals.md'];
+    const docs = [...english, 'docs/guides/faqs.md', 'docs/packages/test/index.md', 'docs/fr/guides/actors.md', 'docs/zh-CN/guides/actors.md', 'docs/fr/guides/faqs.md', 'README.md', 'packages/core/README.md'];
+    const old = unmaintainedSites(docs, new Set(english));
+    // Six of the eight untranslated pages under docs/ carry the banner: the translations do not dilute the share.
+    expect(docs.filter(old)).toEqual(docs.filter((d) => d.startsWith('docs/')));
+    // Four marked pages are too few to call a whole site old; so is a minority of a folder's pages.
+    expect(docs.filter(unmaintainedSites(docs, new Set(english.slice(0, 4))))).toEqual([]);
+    const many = [...english, ...['a', 'b', 'c', 'd'].map((n) => `docs/guides/${n}.md`)];
+    expect(many.filter(unmaintainedSites(many, new Set(english.slice(0, 5))))).toEqual([]);
   });
 
   it('skips a sentence that says it names an old thing when the words that say so are on its next line', () => {
@@ -178,6 +202,11 @@ describe('extractMentions', () => {
     expect(flags(new Set(['hatch']))).toContain('6:--verbose');
     // No manifest read: nothing is known to be the project's, so only well-known tools are set apart.
     expect(flags()).toEqual(['2:--column', '2:--line-number', '2:--height', '4:--exact', '4:--sync', '5:--tac', '7:--dry-run', '7:--tag']);
+  });
+
+  it("gives the flags after ` -- ` of `cargo bench` or `cargo test` to the test harness, and those of `cargo run` to the project", () => {
+    const doc = ['```bash', 'cargo bench --bench js_parser -- --save-baseline main', 'cargo test -- --nocapture', 'cargo run -- --max-width 80', '```'].join('\n');
+    expect(extractMentions('xtask/bench/README.md', doc, new Set(['biome'])).filter((m) => m.kind === 'flag').map((m) => m.value)).toEqual(['--max-width']);
   });
 
   it('gives a flag inside a string of an example (a package.json hook, a YAML step) to the command the string runs', () => {
@@ -576,6 +605,26 @@ describe('docsDriftDetector', () => {
     ]);
     const { candidates } = await detect(dir);
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/api.md|identifier|Scanner']);
+  });
+
+  it('leaves alone a docs site kept for an older release (most pages say so), its unmarked pages and translations included', async () => {
+    const banner = ':::warning These Foo v4 docs are no longer maintained\n\nFoo v5 is out now.\n:::\n\n';
+    const site = (marked: boolean): Record<string, string> => {
+      const files: Record<string, string> = { 'docs/faq.md': '# FAQ\n\nCall `onTransition()` to watch it.\n', 'docs/fr/guides/states.md': '# États\n\nAppelez `onTransition()`.\n' };
+      for (const n of ['states', 'actions', 'guards', 'context', 'actors']) files[`docs/guides/${n}.md`] = `# ${n}\n\n${marked ? banner : ''}Call \`onTransition()\` to watch it.\n`;
+      return files;
+    };
+    for (const marked of [true, false]) {
+      const dir = repoWith([
+        { message: 'machine', files: { 'src/machine.ts': `${CONFIG_V1}\nexport function onTransition(): void {}\n` } },
+        { message: 'docs', files: site(marked) },
+        { message: 'Remove onTransition', files: { 'src/machine.ts': CONFIG_V1 } },
+      ]);
+      const { candidates } = await detect(dir);
+      const docs = candidates.flatMap((c) => c.evidence.filter((e) => e.commit === undefined).map((e) => e.path));
+      // Unmarked, every page (the translation too) still names the removed function.
+      expect(docs.sort()).toEqual(marked ? [] : ['docs/faq.md', 'docs/fr/guides/states.md', ...['actions', 'actors', 'context', 'guards', 'states'].map((n) => `docs/guides/${n}.md`)]);
+    }
   });
 
   it('notes a name removed without a replacement, with no patch', async () => {

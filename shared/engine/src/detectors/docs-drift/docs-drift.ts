@@ -19,7 +19,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, type Mention, type MentionKind } from './mentions';
+import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
 import { collectPackageWords, installedPackages, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from './split-packages';
@@ -67,9 +67,15 @@ export const docsDriftDetector: Detector = {
     const packageWords = new Set<string>();
     /** Per doc with mentions, the packages its install commands name (read once with its text). */
     const installedOf = new Map<string, ReadonlySet<string>>();
+    /** Pages that open by saying they are deprecated or no longer maintained: history, and a sign of an old site around them. */
+    const deprecated = new Set<string>();
     for (const doc of docs) {
       const text = view.text(doc);
-      if (text === undefined || text.includes('\0') || isRecordedDecision(text) || isDeprecatedPage(text)) continue;
+      if (text === undefined || text.includes('\0') || isRecordedDecision(text)) continue;
+      if (isDeprecatedPage(text)) {
+        deprecated.add(doc);
+        continue;
+      }
       // A name or flag the doc's own example declares (`is_offer: bool`, `StringVar(&author, "author", …)`
       // in its code block) is the example's.
       const examples = exampleLines(doc, text);
@@ -84,6 +90,9 @@ export const docsDriftDetector: Detector = {
       );
       mentions.set(doc, examples.length === 0 ? groups : groups.filter((g) => !(g.kind === 'identifier' ? exampleDeclares(examples, g.value) : g.kind === 'flag' && exampleDeclaresFlag(examples, g.value))));
     }
+    // A docs site kept for an older release is history as a whole, its unmarked pages and translations too.
+    const unmaintained = unmaintainedSites(docs, deprecated);
+    for (const doc of mentions.keys()) if (unmaintained(doc)) mentions.delete(doc);
     const repo = repoFacts(view, needles, flagNeedles, programs, (doc) => (mentions.get(doc) ?? []).flatMap((g) => g.sites.map((site) => site.line)));
     const splitOut = splitOutSuffixes(packageWords, repo.ownModules());
     const folderExists = (folder: string): boolean => view.paths().some((p) => p.startsWith(`${folder}/`));

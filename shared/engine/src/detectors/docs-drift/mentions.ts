@@ -130,11 +130,18 @@ export function isRecordedDecision(text: string): boolean {
   return STATUS_LINE.test(text.split('\n', STATUS_LINES).join('\n'));
 }
 
+/** "These v4 docs are no longer maintained", "This documentation is outdated", "You are viewing the docs for an older version". */
+const UNMAINTAINED_DOCS = String.raw`(?:these|this|the)\s+(?:[\w.@/-]+\s+){0,3}(?:docs|documentation|pages?|guides?|site|website)\s+(?:is|are)\s+(?:no longer (?:maintained|updated|supported)|(?:now\s+)?(?:outdated|out of date|deprecated|obsolete|archived|unmaintained)\b)|(?:you are|you're) (?:reading|viewing|looking at) (?:the )?(?:docs|documentation) (?:for|of) (?:an? )?(?:older|previous|old|legacy|outdated)\b`;
 /**
  * The opening of a page about something deprecated: `*Deprecated starting in version …*`, "This option
- * is deprecated", `.. deprecated::`, `!!! warning "Deprecated"`.
+ * is deprecated", `.. deprecated::`, `!!! warning "Deprecated"`; or of a page kept for an older
+ * release: ":::warning These XState v4 docs are no longer maintained", "You are reading the
+ * documentation for an older version".
  */
-const DEPRECATED_OPENING = /^[\s>*_!:.\-[]*(?:(?:warning|caution|note|danger)\W+)?(?:deprecated\b|this (?:option|setting|function|method|class|module|command|page|api|feature|plugin|package)\s+(?:is|has been)\s+(?:deprecated|removed|obsolete)\b)/i;
+const DEPRECATED_OPENING = new RegExp(
+  String.raw`^[\s>*_!:.\-[]*(?:(?:warning|caution|note|danger|important)\W+)?(?:deprecated\b|this (?:option|setting|function|method|class|module|command|page|api|feature|plugin|package)\s+(?:is|has been)\s+(?:deprecated|removed|obsolete)\b|${UNMAINTAINED_DOCS})`,
+  'i',
+);
 /** Lines before the first prose that never count: blank, headings, front matter, `*Since: …*` stamps. */
 const PAGE_PREAMBLE = /^\s*(?:$|#|---|[\w-]+:\s|[=\-~^"'`*+]{3,}\s*$|\*?since\b.*\*?$|\{\{.*\}\}\s*$)/i;
 
@@ -189,6 +196,36 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
   };
 }
 
+/** A folder of translated pages: `fr`, `zh`, `zh-CN`, `pt_BR`, `zh-hans`. */
+const LOCALE_FOLDER = /^[a-z]{2}(?:[-_](?:[a-z]{2}|hans|hant))?$/i;
+/** How many of a folder's pages must open as deprecated, and what share of its untranslated pages, for the whole folder to be history. */
+const UNMAINTAINED_SITE_PAGES = 5;
+const UNMAINTAINED_SITE_SHARE = 2 / 3;
+
+/**
+ * Docs sites kept for an older release: a folder most of whose pages open by saying they are no
+ * longer maintained or deprecated (isDeprecatedPage), like xstate's v4 site under `docs/`. Its other
+ * pages (an index, a FAQ) and its translations (`docs/fr/…`, which carry no banner of their own) are
+ * the same old site. The share is taken over the folder's untranslated pages, so that translations do
+ * not dilute it. `deprecated` holds the pages that open so. Returns a predicate over paths.
+ */
+export function unmaintainedSites(docs: readonly string[], deprecated: ReadonlySet<string>): (filePath: string) => boolean {
+  const pages = new Map<string, number>(); // folder → its untranslated pages
+  const marked = new Map<string, number>(); // folder → those of them that open as deprecated
+  for (const doc of docs) {
+    const segments = doc.split('/');
+    // A translated page counts only for its locale folder and the folders inside it.
+    const locale = segments.findIndex((seg, i) => i < segments.length - 1 && LOCALE_FOLDER.test(seg));
+    for (let i = Math.max(1, locale + 1); i < segments.length; i++) {
+      const folder = segments.slice(0, i).join('/');
+      pages.set(folder, (pages.get(folder) ?? 0) + 1);
+      if (deprecated.has(doc)) marked.set(folder, (marked.get(folder) ?? 0) + 1);
+    }
+  }
+  const sites = [...marked].filter(([folder, n]) => n >= UNMAINTAINED_SITE_PAGES && n >= UNMAINTAINED_SITE_SHARE * (pages.get(folder) ?? Infinity)).map(([folder]) => `${folder}/`);
+  return (filePath) => sites.some((site) => filePath.startsWith(site));
+}
+
 /**
  * Docusaurus's frozen copies of a translation at a release: a numbered `version-…` folder beside the
  * translation's `current` folder (`versioned_docs/` itself is history, see isHistoryDoc). Such a copy
@@ -209,7 +246,7 @@ export function docSnapshots(paths: readonly string[]): (filePath: string) => bo
 }
 
 /** The words by which a doc says a thing it names was taken away: "renamed", "was named", "was removed". */
-const TAKEN_AWAY = String.raw`renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed in v?\d`;
+const TAKEN_AWAY = String.raw`renamed|(?:was|were) (?:called|named)|(?:was|were|been) removed|removed (?:in|with|as of|since) (?:[a-z][\w.-]*\s+)?v?\d`;
 
 /**
  * A line that names an old thing on purpose: "renamed", "was named", "was removed", "formerly", "deprecated",

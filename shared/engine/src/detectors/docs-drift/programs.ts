@@ -121,6 +121,8 @@ export function commandName(word: string): string {
 const EXTERNAL_TOOLS: ReadonlySet<string> = new Set(
   'git npm yarn pip pip3 pipx python python3 mypy ruff flake8 flit pipenv virtualenv hatch pre-commit openssl docker kubectl go rustup rustc brew apt apt-get curl wget node deno make gcc uv twine gh tsc jest nvm conda bash sh'.split(' '),
 );
+/** A cargo command line that runs the project's benches or tests, whose harness takes the flags after ` -- `. */
+const CARGO_HARNESS = /^\s*(?:\$\s+)?(?:sudo\s+)?cargo\s+(?:\+\S+\s+)?(?:bench|test|nextest\s+run)\b/;
 const CARGO_BUILTINS: ReadonlySet<string> = new Set('run build test install check add doc publish update bench clean new init metadata tree rustc fix search login'.split(' '));
 
 /**
@@ -146,7 +148,8 @@ export function foreignFlag(line: string, column: number, inFence: boolean, prog
   const quoted = inFence ? ['"', "'"].map((q) => (before.split(q).length % 2 === 0 ? after(q) : 0)) : [];
   const start = Math.max(...starts, ...quoted);
   const segment = before.slice(start);
-  if (/\s--\s/.test(segment)) return false;
+  // …except to a test harness: `cargo bench -- --save-baseline main` is criterion's flag, `cargo test -- --nocapture` libtest's.
+  if (/\s--\s/.test(segment)) return CARGO_HARNESS.test(segment);
   const prompt = /^\s*\$\s+/.test(segment);
   // A YAML step (`- run: git update-index --again`) names its command after the key.
   const unkeyed = inFence ? segment.replace(/^\s*(?:-\s+)?[\w.-]+:\s+(?=\S)/, '') : segment;
