@@ -153,7 +153,8 @@ test('two daemons and a worker share the work, each job runs once, and killing t
     if (jobs.some((j) => j.state === 'queued' || j.state === 'running')) return undefined;
     const ran = new Set(jobs.map((j) => Number(j.runner?.split(':')[1])));
     return pids.every((pid) => ran.has(pid)) ? true : undefined;
-  }, 120_000, 100);
+    // Which process takes a job is BullMQ's race: on a loaded 2-core machine one can lose it for minutes.
+  }, 240_000, 100);
 
   // Every cycle completed, on one process, once.
   const runs = runsByJob();
@@ -189,4 +190,4 @@ test('two daemons and a worker share the work, each job runs once, and killing t
   expect(failed.runner).toBeUndefined();
   expect(runsByJob().get(embedding)).toEqual([watcherPid]);
   expect(worker.child.exitCode).toBeNull();
-}, 360_000);
+}, 480_000);

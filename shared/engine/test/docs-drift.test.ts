@@ -8,7 +8,7 @@ import { symbolParserPool } from '../../retrieval/src/symbols/parser-pool';
 import { createRepositoryView, type RepositoryView } from '../src/view/repository-view';
 import { docsDriftDetector, INDIRECT_STRENGTH } from '../src/detectors/docs-drift/docs-drift';
 import { detectorOff } from '../src/cycle/run-cycle';
-import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites } from '../src/detectors/docs-drift/mentions';
+import { docSnapshots, exampleLines, extractMentions, generatedClients, isDeprecatedPage, isHistoryDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites } from '../src/detectors/docs-drift/mentions';
 import { projectPrograms } from '../src/detectors/docs-drift/programs';
 import type { Candidate } from '../src/work/types';
 import { isProjectSource, isUserDoc } from '../src/view/file-roles';
@@ -138,6 +138,14 @@ describe('extractMentions', () => {
     expect(isDeprecatedPage('# Guide\n\n!!! warning\n    This documentation is outdated.\n')).toBe(true);
     // Saying who the docs are for, or a word further down, is not a banner.
     expect(isDeprecatedPage('# Guide\n\nThese docs are written for plugin authors.\nThey are long.\nRead on.\n\nThe old site is no longer maintained.\n')).toBe(false);
+  });
+
+  it("reads an API client's folder written by openapi-generator or swagger-codegen as generated, not the project's docs", () => {
+    const paths = ['internal/client-go/.openapi-generator/VERSION', 'internal/client-go/README.md', 'internal/client-go/docs/IdentityApi.md', 'sdk/.swagger-codegen-ignore', 'sdk/README.md', 'docs/guide.md', 'internal/client-go-extra/README.md'];
+    const generated = generatedClients(paths);
+    expect(paths.filter(generated)).toEqual(['internal/client-go/.openapi-generator/VERSION', 'internal/client-go/README.md', 'internal/client-go/docs/IdentityApi.md', 'sdk/.swagger-codegen-ignore', 'sdk/README.md']);
+    // No generator's mark: nothing is generated.
+    expect(['README.md', 'docs/a.md'].filter(generatedClients(['README.md', 'docs/a.md']))).toEqual([]);
   });
 
   it('reads a docs folder most of whose pages say they are no longer maintained as an old site: its unmarked pages and translations too', () => {
@@ -1282,6 +1290,18 @@ describe('docsDriftDetector', () => {
     expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_name docs/modes.md|identifier|strictMode']);
     // Only `strictMode`'s lines are cited: the one unchanged since before the removal and the one rewritten later.
     expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
+  });
+
+  it("leaves alone the README of an API client openapi-generator writes (its docs are regenerated), but notes the same link in the project's own docs", async () => {
+    const readme = '# Go API client\n\n| Class | Doc |\n| --- | --- |\n| IdentityApi | [IdentityApi](docs/IdentityApi.md) |\n';
+    for (const marked of [true, false]) {
+      const dir = repoWith([
+        { message: 'client', files: { 'client/api_identity.go': 'package client\n', 'client/docs/IdentityApi.md': '# IdentityApi\n', 'client/README.md': readme, ...(marked ? { 'client/.openapi-generator/VERSION': '7.12.0\n' } : {}) } },
+        { message: 'Regenerate the client', files: { 'client/docs/IdentityApi.md': null } },
+      ]);
+      const { candidates } = await detect(dir, true);
+      expect(candidates.flatMap(named)).toEqual(marked ? [] : ['docs_drift.removed_path client/README.md|path|client/docs/IdentityApi.md']);
+    }
   });
 
   it('gates moved and deleted files apart: with `removed_path` off a moved file keeps its card and patch, a deleted one has none', async () => {

@@ -19,7 +19,7 @@ import type { RepositoryView } from '../../view/repository-view';
 import { makeVirtualDiff, type FileEdit } from '../../work/virtual-diff';
 import type { Candidate, EvidenceRef } from '../../work/types';
 import type { Detector, DetectorContext, DetectorResult } from '../types';
-import { docSnapshots, exampleLines, extractMentions, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites, type Mention, type MentionKind } from './mentions';
+import { docSnapshots, exampleLines, extractMentions, generatedClients, isDeprecatedPage, isHistoryDoc, isProseDoc, isRecordedDecision, olderVersionDocs, ownAddress, readerCreatesFiles, unmaintainedSites, type Mention, type MentionKind } from './mentions';
 import { projectPrograms } from './programs';
 import { importedFromElsewhere, importLines } from './imports';
 import { collectPackageWords, installedPackages, installsSplitPackage, movedToOwnPackage, splitOutSuffixes } from './split-packages';
@@ -49,9 +49,10 @@ export const docsDriftDetector: Detector = {
     const wanted = (kind: MentionKind): boolean => cardOn(kind) || (moves(kind) && detectorOn('docs_drift.rename_diff'));
     const older = olderVersionDocs(view.paths());
     const snapshots = docSnapshots(view.paths());
+    const generated = generatedClients(view.paths());
     const docs = view
       .paths()
-      .filter((p) => isProseDoc(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p))
+      .filter((p) => isProseDoc(p, view.file(p)?.language) && isUserDoc(p) && !isHistoryDoc(p) && !older(p) && !generated(p))
       .sort((a, b) => frontier.priority(b) - frontier.priority(a) || (a < b ? -1 : 1))
       // Every doc may mention what a change removed, not only docs on the frontier; those come first.
       .slice(0, MAX_DOCS);

@@ -196,6 +196,26 @@ export function olderVersionDocs(paths: readonly string[]): (filePath: string) =
   };
 }
 
+/** What an API-client generator leaves in the folder it writes (openapi-generator, swagger-codegen). */
+const GENERATOR_MARKS = new Set(['.openapi-generator', '.openapi-generator-ignore', '.swagger-codegen', '.swagger-codegen-ignore']);
+
+/**
+ * Folders written by an API-client generator: the one holding its marks (`.openapi-generator/`,
+ * `.openapi-generator-ignore`) and everything under it. Their README and `docs/` are regenerated
+ * with the client (ory/kratos's Makefile deletes the client's `docs/` before each run), so a link
+ * there to a page gone since is the generator's business, not a doc left behind. Returns a predicate over paths.
+ */
+export function generatedClients(paths: readonly string[]): (filePath: string) => boolean {
+  const roots = new Set<string>();
+  for (const p of paths) {
+    const segments = p.split('/');
+    const mark = segments.findIndex((seg) => GENERATOR_MARKS.has(seg));
+    if (mark >= 0) roots.add(segments.slice(0, mark).join('/'));
+  }
+  if (roots.size === 0) return () => false;
+  return (filePath) => [...roots].some((root) => root === '' || filePath.startsWith(`${root}/`));
+}
+
 /** A folder of translated pages: `fr`, `zh`, `zh-CN`, `pt_BR`, `zh-hans`. */
 const LOCALE_FOLDER = /^[a-z]{2}(?:[-_](?:[a-z]{2}|hans|hant))?$/i;
 /** How many of a folder's pages must open as deprecated, and what share of its untranslated pages, for the whole folder to be history. */
