@@ -208,12 +208,15 @@ const GENERATOR_MARKS = new Set(['.openapi-generator', '.openapi-generator-ignor
 export function generatedClients(paths: readonly string[]): (filePath: string) => boolean {
   const roots = new Set<string>();
   for (const p of paths) {
+    // Every path of the tree passes here each cycle: split only the few that can hold a mark.
+    if (!p.includes('.openapi-generator') && !p.includes('.swagger-codegen')) continue;
     const segments = p.split('/');
     const mark = segments.findIndex((seg) => GENERATOR_MARKS.has(seg));
-    if (mark >= 0) roots.add(segments.slice(0, mark).join('/'));
+    if (mark >= 0) roots.add(mark === 0 ? '' : `${segments.slice(0, mark).join('/')}/`);
   }
   if (roots.size === 0) return () => false;
-  return (filePath) => [...roots].some((root) => root === '' || filePath.startsWith(`${root}/`));
+  const prefixes = [...roots];
+  return (filePath) => prefixes.some((root) => filePath.startsWith(root));
 }
 
 /** A folder of translated pages: `fr`, `zh`, `zh-CN`, `pt_BR`, `zh-hans`. */
