@@ -1292,6 +1292,41 @@ describe('docsDriftDetector', () => {
     expect(candidates[0]?.evidence.filter((e) => e.path === 'docs/modes.md').map((e) => e.lineStart)).toEqual([3, 5]);
   });
 
+  it('cites the commit that deleted a file when a later edit of it, on a maintenance branch, was merged into the branch that deleted it', async () => {
+    // fastify's shape: `next` deleted `test/types/index.ts`; v2 fixes to it on `master` were merged into `next`, which kept it deleted.
+    const dir = repoWith([
+      { message: 'types', files: { 'test/types/index.ts': 'export const a = 1;\n', 'src/index.ts': 'export const run = 1;\n' } },
+      { message: 'docs', files: { 'docs/TypeScript.md': '# Types\n\nUpdate `test/types/index.ts` to validate changes.\n' } },
+    ]);
+    const trunk = git(dir, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
+    // The fix on the maintenance branch is newer than the deletion, as in fastify's history.
+    const at = (days: number): NodeJS.ProcessEnv => {
+      const date = new Date(Date.now() - (30 - days) * 86_400_000).toISOString();
+      return { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+    };
+    git(dir, ['checkout', '-q', '-b', 'next']);
+    git(dir, ['rm', '-q', 'test/types/index.ts']);
+    writeFile(dir, 'test/types/fastify.test-d.ts', 'export const b = 2;\n');
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', 'TypeScript refactor'], at(1));
+    const refactor = headOf(dir);
+    git(dir, ['checkout', '-q', trunk]);
+    writeFile(dir, 'test/types/index.ts', 'export const a = 2;\n');
+    git(dir, ['commit', '-q', '-am', 'Fix a type (v2)'], at(2));
+    git(dir, ['checkout', '-q', 'next']);
+    // The merge conflicts (modified on one side, deleted on the other); `next` keeps the deletion.
+    try {
+      git(dir, ['merge', '-q', '--no-edit', trunk], at(3));
+    } catch {
+      git(dir, ['rm', '-q', 'test/types/index.ts']);
+      git(dir, ['commit', '-q', '--no-edit'], at(3));
+    }
+    expect(fs.existsSync(path.join(dir, 'test/types/index.ts'))).toBe(false);
+    const { candidates } = await detect(dir, true);
+    expect(candidates.flatMap(named)).toEqual(['docs_drift.removed_path docs/TypeScript.md|path|test/types/index.ts']);
+    expect(candidates[0]?.evidence.find((e) => e.commit !== undefined)?.commit).toBe(refactor);
+  });
+
   it("leaves alone the README of an API client openapi-generator writes (its docs are regenerated), but notes the same link in the project's own docs", async () => {
     const readme = '# Go API client\n\n| Class | Doc |\n| --- | --- |\n| IdentityApi | [IdentityApi](docs/IdentityApi.md) |\n';
     for (const marked of [true, false]) {

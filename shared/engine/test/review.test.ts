@@ -257,6 +257,37 @@ describe('review detector: stale callers', () => {
     ]);
   });
 
+  test('a Rust function without self is called by its path, never as a method: another type’s `.process(…)` is no caller', async () => {
+    const dir = repoWith([
+      {
+        message: 'initial',
+        files: {
+          'Cargo.toml': '[package]\nname = "bindgen"\nversion = "0.1.0"\n',
+          'src/lib.rs': 'pub mod wit;\npub mod js;\n',
+          'src/wit.rs': 'pub fn process(module: u32, threads: u32) -> u32 {\n    module + threads\n}\n',
+          // wasm-bindgen's shape: the JS side calls its own builder's `process`, and the free function by its path.
+          'src/js.rs': [
+            'use crate::wit;',
+            '',
+            'pub fn generate(builder: &mut Builder) -> u32 {',
+            '    let a = wit::process(1, 2);',
+            '    let b = builder',
+            '        .process(1, 2)',
+            '        .unwrap_or(0);',
+            '    a + b',
+            '}',
+            '',
+          ].join('\n'),
+        },
+      },
+    ]);
+    edit(dir, { 'src/wit.rs': 'pub fn process(module: u32, threads: u32, start: bool) -> u32 {\n    if start { module + threads } else { 0 }\n}\n' });
+    const { candidates } = await review(dir);
+    const cards = only(candidates, 'review.stale_callers');
+    expect(cards.map((c) => c.claim)).toEqual(['src/wit.rs|process|signature']);
+    expect(cards[0]?.evidence.slice(1).map((e) => [e.path, e.lineStart])).toEqual([['src/js.rs', 4]]);
+  });
+
   test('signatures are read across lines and strings and comments are masked', () => {
     const text = [
       'export const sum = async (',

@@ -330,10 +330,20 @@ export function repoFacts(
       const history = await view.git.history();
       // From the indexes read once per cycle: a `git log -- path` per link walks the whole history
       // for a path that never existed (fastapi's docs link hundreds of example files).
-      const commit = history.lastTouch(value) ?? removals.deleting(value);
+      const touched = history.lastTouch(value);
+      const taking = (files: readonly FileDiff[]): FileDiff | undefined => files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
+      let commit = touched ?? removals.deleting(value);
       if (commit === undefined) return undefined;
-      const files = await commitDiff(commit.sha);
-      const change = files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
+      let files = await commitDiff(commit.sha);
+      let change = taking(files);
+      // The newest commit to touch it may have edited it on a branch whose merge dropped it (fastify's
+      // v2 fixes merged into `next`, which had deleted `test/types/index.ts`): the deletion is the one to cite.
+      const deleted = change === undefined && touched !== undefined ? removals.deleting(value) : undefined;
+      if (deleted !== undefined && deleted.sha !== commit.sha) {
+        commit = deleted;
+        files = await commitDiff(deleted.sha);
+        change = taking(files);
+      }
       if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
       // Generated files a commit took out of the repository ("Remove generated docs from repo", "docs:
       // remove generated md files") are the docs build's now: a link to one resolves in the built site

@@ -318,7 +318,11 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
     // Unlinked, the name must be defined only by the target; in JS it must also be imported (a re-export), not a local.
     if (!linked && (!unique || (target.family === 'js' && !importsName(text, target.name)))) continue;
     const masked = maskCode(text, target.family);
+    // A Rust function without `self` is called by its path (`wit::process(…)`), never as a method:
+    // `builder.process(…)` is another type's method of the same name (wasm-bindgen's `Builder::process`).
+    const free = target.family === 'rust' && ![...target.old, ...target.now].some((s) => s.receiver);
     for (const site of callSites(masked, target.name, target.family, linked)) {
+      if (free && site.method) continue;
       const args = site.explicitReceiver && target.now.some((s) => s.receiver) ? site.args - 1 : site.args;
       if (accepts(target.old, args) && !accepts(target.now, args)) {
         out.push({ path, line: site.line, args, contentHash: file.sha256, linked });
@@ -339,8 +343,8 @@ function importsName(text: string, name: string): boolean {
 }
 
 /** Countable calls of `name` in masked text: not definitions, not with spread or unreadable arguments. */
-function callSites(masked: string, name: string, family: Family, linked: boolean): Array<{ line: number; args: number; explicitReceiver: boolean }> {
-  const out: Array<{ line: number; args: number; explicitReceiver: boolean }> = [];
+function callSites(masked: string, name: string, family: Family, linked: boolean): Array<{ line: number; args: number; explicitReceiver: boolean; method: boolean }> {
+  const out: Array<{ line: number; args: number; explicitReceiver: boolean; method: boolean }> = [];
   const escaped = name.replace(/[$]/g, '\\$');
   const lineAt = lineFinder(masked);
   for (const m of masked.matchAll(new RegExp(`(?<![\\w$])${escaped}\\s*(?:<[^<>()\\n]*>\\s*)?\\(`, 'g'))) {
@@ -356,7 +360,7 @@ function callSites(masked: string, name: string, family: Family, linked: boolean
     if (/(?:^|\n)[ \t]*(?:(?:async|static|public|private|protected)[ \t]+)*$/.test(before) && /^\s*(?::[^;{]*)?\{/.test(masked.slice(close + 1, close + 200))) continue;
     const args = splitTopLevel(masked.slice(open + 1, close), false);
     if (args.some((a) => a.startsWith('...') || a.startsWith('*') || a.endsWith('...'))) continue;
-    out.push({ line: lineAt(m.index), args: args.length, explicitReceiver: /::\s*$/.test(before) });
+    out.push({ line: lineAt(m.index), args: args.length, explicitReceiver: /::\s*$/.test(before), method: /\.\s*$/.test(before) });
   }
   return out;
 }
