@@ -64,7 +64,7 @@ describe('the key table', () => {
     // scripts/bench/drift/fp-judgements*.json: every review and hotspot check failed the bar; moves' patches pass (2 of 29).
     expect(defaultConfig().exploration.detectors_off).toEqual(['review.debug_statement', 'review.todo_added', 'review.secret_added', 'review.missing_test_change', 'bug.hotspot_change']);
     // Docs drift's flags and variables (-6) and names (-7) are made but kept out of the feed.
-    expect(defaultConfig().exploration.detectors_held).toEqual(['docs_drift.removed_flag', 'docs_drift.removed_env', 'docs_drift.removed_name', 'docs_drift.removed_module_path', 'docs_drift.removed_config_key']);
+    expect(defaultConfig().exploration.detectors_held).toEqual(['docs_drift.removed_flag', 'docs_drift.removed_env', 'docs_drift.removed_name', 'docs_drift.removed_module_path', 'docs_drift.removed_config_key', 'review.stale_callers']);
     expect(() => parseConfigToml('[exploration]\ndetectors_off = ["Review.Todo"]\n', 'config.toml')).toThrow(/exploration\.detectors_off/);
     expect(() => parseConfigToml('[exploration]\ndetectors_held = ["Docs drift"]\n', 'config.toml')).toThrow(/exploration\.detectors_held/);
     expect(parseConfigToml('[exploration]\ndetectors_held = []\n', 'config.toml').exploration.detectors_held).toEqual([]);

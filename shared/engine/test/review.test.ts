@@ -288,6 +288,25 @@ describe('review detector: stale callers', () => {
     expect(cards[0]?.evidence.slice(1).map((e) => [e.path, e.lineStart])).toEqual([['src/js.rs', 4]]);
   });
 
+  test("a Go method is called only from its package or a file that imports it: another package's `cmd.Context()` is no caller", async () => {
+    const dir = repoWith([
+      {
+        message: 'initial',
+        files: {
+          'src/pkg/pkgtest/tester.go': 'package pkgtest\n\ntype Tester struct{}\n\nfunc (t *Tester) Context() string {\n\treturn ""\n}\n',
+          // syft's shape: cobra's command has a `Context()` of its own.
+          'src/cmd/root.go': 'package cmd\n\nimport "github.com/spf13/cobra"\n\nfunc run(c *cobra.Command) {\n\t_ = c.Context()\n}\n',
+          'src/pkg/scan/scan.go': 'package scan\n\nimport "github.com/acme/scan/src/pkg/pkgtest"\n\nfunc use(t *pkgtest.Tester) string {\n\treturn t.Context()\n}\n',
+        },
+      },
+    ]);
+    edit(dir, { 'src/pkg/pkgtest/tester.go': 'package pkgtest\n\ntype Tester struct{}\n\nfunc (t *Tester) Context(name string) string {\n\treturn name\n}\n' });
+    const { candidates } = await review(dir);
+    const cards = only(candidates, 'review.stale_callers');
+    expect(cards.map((c) => c.claim)).toEqual(['src/pkg/pkgtest/tester.go|Context|signature']);
+    expect(cards[0]?.evidence.slice(1).map((e) => [e.path, e.lineStart])).toEqual([['src/pkg/scan/scan.go', 6]]);
+  });
+
   test('signatures are read across lines and strings and comments are masked', () => {
     const text = [
       'export const sum = async (',

@@ -314,6 +314,9 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
     if (file === undefined || text === undefined || !text.includes(target.name)) continue;
     // A file that defines the name itself calls its own.
     if (file.definitions.some((d) => d.name === target.name)) continue;
+    // Go reaches another package's functions and methods through its import: a file that neither
+    // shares the package nor imports it calls some other `Context` (syft's commands call cobra's `cmd.Context()`).
+    if (target.family === 'go' && !goPackageReaches(target.path, path, text)) continue;
     const linked = file.imports.includes(target.path);
     // Unlinked, the name must be defined only by the target; in JS it must also be imported (a re-export), not a local.
     if (!linked && (!unique || (target.family === 'js' && !importsName(text, target.name)))) continue;
@@ -330,6 +333,14 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
     }
   }
   return out;
+}
+
+/** Whether Go code in `caller` can reach the package of `definer`: the same folder, or an import path ending in that folder. */
+function goPackageReaches(definer: string, caller: string, text: string): boolean {
+  const folderOf = (file: string): string => (file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '');
+  const folder = folderOf(definer);
+  if (folder === '' || folderOf(caller) === folder) return true;
+  return [...text.matchAll(/"([\w.\-/~]+)"/g)].some((m) => (m[1] ?? '').endsWith(`/${folder}`) || m[1] === folder);
 }
 
 /** Whether a JS/TS text imports `name` by name (`import { name } from …`, `const { name } = require(…)`). */
