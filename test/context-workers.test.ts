@@ -168,8 +168,8 @@ describe('context process with workers', () => {
       const ctx = startContext(repo, port, '2', { NODE_OPTIONS: `--require ${path.join(dir, 'die.js')}` });
       try {
         const pid = ctx.child.pid as number;
-        expect(await ctx.exited).toBe(2);
-        expect(ctx.stderr()).toBe('sous context: a context worker exited (code 3) before it could serve; see the context log\n');
+        // Both at once, so that a failure shows what the process said.
+        expect({ code: await ctx.exited, stderr: ctx.stderr() }).toEqual({ code: 2, stderr: 'sous context: a context worker exited (code 3) before it could serve; see the context log\n' });
         expect(alive(pid)).toBe(false);
         // Nothing listens on the port: the start failed as a whole.
         await expect(rawRequest({ port, path: '/healthz' })).rejects.toThrow();

@@ -4,6 +4,7 @@
  * request, grounded in the cited lines; prompts carry no secret and no excluded file, and an
  * unreachable backend leaves heuristic cards and says so.
  */
+import { defaultConfig } from '@sous/config';
 import { freePort, sous } from './support/cli';
 import { startFakeBackend, type FakeBackend, type FakeChatRequest } from './support/fake-backend';
 import { rawRequest } from './support/http';
@@ -57,6 +58,9 @@ describe('preparation with and without a model backend, and when the machine is 
     port = await freePort();
     expect((await sous(['up', '--path', repo, '--port', String(port), '--json'], { env })).code).toBe(0);
     await until(async () => ((await get('/status')).json.index?.state === 'ready' ? true : undefined), 60_000);
+    // The brief and the draft follow the stale caller of `total`, held by default: let it into the feed.
+    const held = JSON.stringify(defaultConfig().exploration.detectors_held.filter((d) => d !== 'review.stale_callers'));
+    expect((await sous(['config', 'set', 'exploration.detectors_held', held, '--path', repo], { env })).code).toBe(0);
     // Hot-reloaded: the daemon probes the new backend at once.
     expect((await sous(['config', 'set', 'backend.base_url', backend.baseUrl, '--path', repo], { env })).code).toBe(0);
     await until(async () => ((await get('/status')).json.backend?.reachable === true ? true : undefined), 10_000);

@@ -102,6 +102,8 @@ describe('Deep-Run sessions', () => {
       await store.goals.create({ workspaceId, title: 'Callers of total pass three terms', relatedFiles: ['src/math.ts', 'src/report.ts'] });
     }
     const config: SousConfig = defaultConfig();
+    // The session works from the stale caller of `total`, held by default: let it into the feed.
+    config.exploration.detectors_held = config.exploration.detectors_held.filter((d) => d !== 'review.stale_callers');
     config.compute.max_session_minutes = options.maxSessionMinutes ?? 30;
     const queue = createJobQueue({ timeoutSeconds: () => 120 });
     const events = new EngineEvents();

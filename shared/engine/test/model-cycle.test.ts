@@ -20,6 +20,8 @@ const RATIONALE = 'Readers who follow the guide open a file that is no longer th
 const REQUEST = 'Update the call `total(1, 2)` in src/report.ts line 2 to pass a third term, then run the tests.';
 // The defaults: this cycle checks rationales on the move's patch too (moves' patches are on).
 const config = defaultConfig();
+// The review finding the model writes a brief and a draft for is a stale caller, held by default: let it into the feed.
+config.exploration.detectors_held = config.exploration.detectors_held.filter((d) => d !== 'review.stale_callers');
 const policy = scopePolicyFromConfig(config);
 const factory = pgliteFactory();
 

@@ -77,6 +77,9 @@ export async function startContextWorkers(name: string, options: ProcessOptions,
       const worker = cluster.fork({ [CONTEXT_WORKER_START_ENV]: JSON.stringify(start) });
       workers.add(worker);
       let ready = false;
+      // A message sent as the worker dies fails on a closed channel (EPIPE): its exit says what
+      // happened, and an unheard 'error' would end the primary with exit code 1 instead of a clear line.
+      worker.on('error', (err: Error) => logger.warn({ pid: worker.process.pid, error: err.message }, 'context worker channel error'));
       worker.on('message', (msg: unknown) => {
         if (!isWorkerMessage(msg)) return;
         if (msg.sous === 'ready') {
@@ -110,7 +113,9 @@ export async function startContextWorkers(name: string, options: ProcessOptions,
         resolve();
       });
       try {
-        worker.send({ sous: 'stop' } satisfies PrimaryMessage);
+        worker.send({ sous: 'stop' } satisfies PrimaryMessage, (err: Error | null) => {
+          if (err !== null) worker.process.kill('SIGTERM');
+        });
       } catch {
         worker.process.kill('SIGTERM');
       }
