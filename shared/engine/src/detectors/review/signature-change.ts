@@ -353,9 +353,17 @@ function importsName(text: string, name: string): boolean {
   );
 }
 
+/** One call of a name: `Type::name(…)` passes a Rust receiver explicitly; `x.name(…)` is a method call. */
+interface CallSite {
+  line: number;
+  args: number;
+  explicitReceiver: boolean;
+  method: boolean;
+}
+
 /** Countable calls of `name` in masked text: not definitions, not with spread or unreadable arguments. */
-function callSites(masked: string, name: string, family: Family, linked: boolean): Array<{ line: number; args: number; explicitReceiver: boolean; method: boolean }> {
-  const out: Array<{ line: number; args: number; explicitReceiver: boolean; method: boolean }> = [];
+function callSites(masked: string, name: string, family: Family, linked: boolean): CallSite[] {
+  const out: CallSite[] = [];
   const escaped = name.replace(/[$]/g, '\\$');
   const lineAt = lineFinder(masked);
   for (const m of masked.matchAll(new RegExp(`(?<![\\w$])${escaped}\\s*(?:<[^<>()\\n]*>\\s*)?\\(`, 'g'))) {
