@@ -11,14 +11,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { mirrorSource, resolveMirror } = require('./harness');
+const { mirrorSource, option, resolveMirror } = require('./harness');
 
 const YEAR_S = 365 * 24 * 3600;
-
-function option(argv, name, fallback) {
-  const i = argv.indexOf(name);
-  return i < 0 ? fallback : argv[i + 1];
-}
 
 /** The newest commit and, for each of 1..years, the newest first-parent commit that many years older. */
 function statesOf(gitDir, years) {

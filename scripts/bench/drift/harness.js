@@ -214,7 +214,26 @@ function spread(values) {
   return { n: values.length, mean: values.reduce((s, v) => s + v, 0) / values.length, median, max: sorted[sorted.length - 1] };
 }
 
+/** The value after `name` in a script's arguments, or `fallback`. */
+function option(argv, name, fallback) {
+  const i = argv.indexOf(name);
+  return i < 0 ? fallback : argv[i + 1];
+}
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sample. */
+function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 module.exports = {
+  option,
+  seededRandom,
   DEFAULT_SET,
   DEFAULT_MIRRORS_MAP,
   loadSet,

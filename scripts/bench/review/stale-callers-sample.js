@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { makeCheckout, mirrorSource, resolveMirror } = require('../drift/harness');
+const { makeCheckout, mirrorSource, option, resolveMirror, seededRandom } = require('../drift/harness');
 
 const root = path.join(__dirname, '..', '..', '..');
 const config = require(path.join(root, 'shared', 'config', 'dist'));
@@ -22,21 +22,6 @@ const { createRepositoryView, defaultDetectors } = require(path.join(root, 'shar
 /** A changed line that defines a function (any of the reviewed languages); group 1 is its name. */
 const DEFINITION = /^[-+]\s*(?:export\s+(?:default\s+)?)?(?:pub(?:\([^)]*\))?\s+)?(?:public\s+(?:static\s+)?)?(?:async\s+)?(?:def|function|fn|func(?:\s*\([^)]*\))?)\s+([A-Za-z_$][\w$]*)\s*[<([]/;
 const SOURCE = /\.(?:py|js|mjs|cjs|jsx|ts|tsx|mts|cts|go|rs|java)$/;
-
-function option(argv, name, fallback) {
-  const i = argv.indexOf(name);
-  return i < 0 ? fallback : argv[i + 1];
-}
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A parameter-like changed line of a multi-line signature: `  thread_count: Option<ThreadCount>,`, `  label="x",`. */
 const PARAMETER = /^[-+]\s*(?:(?:pub|mut|readonly|private|public)\s+)?[A-Za-z_$][\w$]*\s*(?:[:?][^;{}=]*|=[^;{}]*)?,?\s*$/;
@@ -83,7 +68,7 @@ async function main(argv) {
   }))];
   const depth = Number(option(argv, '--depth', '400'));
   const per = Number(option(argv, '--per', '3'));
-  const random = rng(Number(option(argv, '--seed', '1')));
+  const random = seededRandom(Number(option(argv, '--seed', '1')));
   const source = mirrorSource(option(argv, '--mirrors'));
   fs.mkdirSync(out, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-stale-'));

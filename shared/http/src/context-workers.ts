@@ -113,9 +113,7 @@ export async function startContextWorkers(name: string, options: ProcessOptions,
         resolve();
       });
       try {
-        worker.send({ sous: 'stop' } satisfies PrimaryMessage, (err: Error | null) => {
-          if (err !== null) worker.process.kill('SIGTERM');
-        });
+        worker.send({ sous: 'stop' } satisfies PrimaryMessage);
       } catch {
         worker.process.kill('SIGTERM');
       }

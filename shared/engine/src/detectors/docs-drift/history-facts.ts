@@ -330,21 +330,20 @@ export function repoFacts(
       const history = await view.git.history();
       // From the indexes read once per cycle: a `git log -- path` per link walks the whole history
       // for a path that never existed (fastapi's docs link hundreds of example files).
-      const touched = history.lastTouch(value);
-      const taking = (files: readonly FileDiff[]): FileDiff | undefined => files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
-      let commit = touched ?? removals.deleting(value);
-      if (commit === undefined) return undefined;
-      let files = await commitDiff(commit.sha);
-      let change = taking(files);
-      // The newest commit to touch it may have edited it on a branch whose merge dropped it (fastify's
-      // v2 fixes merged into `next`, which had deleted `test/types/index.ts`): the deletion is the one to cite.
-      const deleted = change === undefined && touched !== undefined ? removals.deleting(value) : undefined;
-      if (deleted !== undefined && deleted.sha !== commit.sha) {
-        commit = deleted;
-        files = await commitDiff(deleted.sha);
-        change = taking(files);
+      // The newest commit to touch it, else the newest to delete it. The newest touch may be an edit on a
+      // branch whose merge dropped the file (fastify's v2 fixes merged into `next`, which had deleted
+      // `test/types/index.ts`): then the deletion is the one to cite.
+      let taken: { commit: CommitRef; files: FileDiff[]; change: FileDiff } | undefined;
+      for (const commit of new Map([history.lastTouch(value), removals.deleting(value)].flatMap((c) => (c === undefined ? [] : [[c.sha, c] as const]))).values()) {
+        const files = await commitDiff(commit.sha);
+        const change = files.find((f) => f.oldPath === value || (f.path === value && f.status === 'deleted'));
+        if (change !== undefined) {
+          taken = { commit, files, change };
+          break;
+        }
       }
-      if (change === undefined || !(await docNamedAt(commit.sha, doc, group))) return undefined;
+      if (taken === undefined || !(await docNamedAt(taken.commit.sha, doc, group))) return undefined;
+      const { commit, files, change } = taken;
       // Generated files a commit took out of the repository ("Remove generated docs from repo", "docs:
       // remove generated md files") are the docs build's now: a link to one resolves in the built site
       // (mathjs's and vue-router's API reference pages).

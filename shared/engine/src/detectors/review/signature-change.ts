@@ -5,6 +5,7 @@
  * texts with a small scanner that skips strings and comments and counts top-level arguments. When
  * in doubt (spread arguments, rest parameters, another definition of the name) it stays silent.
  */
+import { posix } from 'node:path';
 import { detectLanguage, type Language } from '@sous/retrieval';
 import type { RepositoryView } from '../../view/repository-view';
 import type { FileDiff } from '../../view/git-history';
@@ -306,6 +307,11 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
   const out: Call[] = [];
   const definers = view.definers(target.name);
   const unique = definers.every((d) => d === target.path);
+  // A Rust function without `self` is called by its path (`wit::process(…)`), never as a method:
+  // `builder.process(…)` is another type's method of the same name (wasm-bindgen's `Builder::process`).
+  const free = target.family === 'rust' && ![...target.old, ...target.now].some((s) => s.receiver);
+  // A package at the module's root is imported by the module path alone, which names no folder: not checked.
+  const goFolder = target.family === 'go' && target.path.includes('/') ? posix.dirname(target.path) : undefined;
   for (const path of view.paths()) {
     if (signal.aborted) return [];
     if (path === target.path || touched.has(path) || FAMILY[detectLanguage(path)] !== target.family) continue;
@@ -314,16 +320,14 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
     if (file === undefined || text === undefined || !text.includes(target.name)) continue;
     // A file that defines the name itself calls its own.
     if (file.definitions.some((d) => d.name === target.name)) continue;
-    // Go reaches another package's functions and methods through its import: a file that neither
-    // shares the package nor imports it calls some other `Context` (syft's commands call cobra's `cmd.Context()`).
-    if (target.family === 'go' && !goPackageReaches(target.path, path, text)) continue;
+    // Go reaches another package's functions and methods through its import (the index resolves one to
+    // a file of the package's folder): a file that neither shares the package nor imports it calls some
+    // other `Context` (syft's commands call cobra's `cmd.Context()`).
+    if (goFolder !== undefined && posix.dirname(path) !== goFolder && !file.imports.some((p) => posix.dirname(p) === goFolder)) continue;
     const linked = file.imports.includes(target.path);
     // Unlinked, the name must be defined only by the target; in JS it must also be imported (a re-export), not a local.
     if (!linked && (!unique || (target.family === 'js' && !importsName(text, target.name)))) continue;
     const masked = maskCode(text, target.family);
-    // A Rust function without `self` is called by its path (`wit::process(…)`), never as a method:
-    // `builder.process(…)` is another type's method of the same name (wasm-bindgen's `Builder::process`).
-    const free = target.family === 'rust' && ![...target.old, ...target.now].some((s) => s.receiver);
     for (const site of callSites(masked, target.name, target.family, linked)) {
       if (free && site.method) continue;
       const args = site.explicitReceiver && target.now.some((s) => s.receiver) ? site.args - 1 : site.args;
@@ -333,14 +337,6 @@ function staleCalls(view: RepositoryView, target: Target, touched: ReadonlySet<s
     }
   }
   return out;
-}
-
-/** Whether Go code in `caller` can reach the package of `definer`: the same folder, or an import path ending in that folder. */
-function goPackageReaches(definer: string, caller: string, text: string): boolean {
-  const folderOf = (file: string): string => (file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '');
-  const folder = folderOf(definer);
-  if (folder === '' || folderOf(caller) === folder) return true;
-  return [...text.matchAll(/"([\w.\-/~]+)"/g)].some((m) => (m[1] ?? '').endsWith(`/${folder}`) || m[1] === folder);
 }
 
 /** Whether a JS/TS text imports `name` by name (`import { name } from …`, `const { name } = require(…)`). */
