@@ -17,12 +17,14 @@ const KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123';
 const MODEL = 'qwen2.5-coder:1.5b';
 const RATIONALE = 'The guide still links a file the latest commit moved.';
 const REQUEST = 'Update the callers of `total` in src/report.ts to pass the third term, then run the tests.';
+const CONFIRMED = 'The guide still tells readers to call parseConfig, which the commit renamed to loadConfig.';
 
 /** Scripted answers by prompt: a rationale and a draft request; briefs and angles get the default answer. */
 function answer(request: FakeChatRequest): string | undefined {
   const system = request.messages[0]?.content ?? '';
   if (system.includes('why a finding matters')) return RATIONALE;
   if (system.includes('next request')) return REQUEST;
+  if (system.startsWith('You check one finding')) return `STALE\n${CONFIRMED}`;
   return undefined;
 }
 
@@ -32,6 +34,11 @@ describe('preparation with and without a model backend, and when the machine is 
   let port: number;
   let backend: FakeBackend;
   const get = (p: string) => rawRequest({ port, path: p });
+
+  /** Waits until the daemon's live config (hot-reloaded from the file the CLI wrote) holds `list`. */
+  async function confirmHeld(list: string[]): Promise<void> {
+    await until(async () => (JSON.stringify((await get('/config')).json.config.exploration.confirm_held) === JSON.stringify(list) ? true : undefined), 10_000);
+  }
 
   async function prepare(): Promise<void> {
     expect((await warmCycle(port)).state).toBe('completed');
@@ -127,6 +134,32 @@ describe('preparation with and without a model backend, and when the machine is 
     expect(again.status).toBe(409);
     expect(again.json.error.message).toMatch(/already adopted/);
     expect((await get(`/work-products/${draft.id}/inspect`)).json.actions).not.toContain('adopt');
+  });
+
+  test('a held finding reaches the feed once the user lets the model check it and the model confirms it, and leaves it when they stop', async () => {
+    const renamed = async (state: string) =>
+      ((await get(`/work-products?state=${state}&kind=docs_drift`)).json.items as Array<{ id: string; diagnostic: { detector: string } }>).filter((c) => c.diagnostic.detector === 'docs_drift.removed_name');
+    expect(await renamed('ready')).toEqual([]);
+    const from = backend.bodies.length;
+    expect((await sous(['config', 'set', 'exploration.confirm_held', '["docs_drift.removed_name"]', '--path', repo], { env })).code).toBe(0);
+    await confirmHeld(['docs_drift.removed_name']);
+    await prepare();
+    const checks = (backend.bodies as FakeChatRequest[]).slice(from).filter((r) => (r.messages[0]?.content ?? '').startsWith('You check one finding'));
+    expect(checks).toHaveLength(1);
+    expect(JSON.stringify(checks)).toContain('Call `parseConfig` first');
+    expect(JSON.stringify(checks)).not.toContain(KEY);
+    const [card] = await renamed('ready');
+    expect(card).toBeDefined();
+    expect((await get(`/work-products/${card!.id}/inspect`)).json.warnings.join('\n')).toContain(`the model ${MODEL} confirmed this finding from the cited lines (exploration.confirm_held): ${CONFIRMED}`);
+    // Asked once: the verdict stays with the card.
+    await prepare();
+    expect((backend.bodies as FakeChatRequest[]).slice(from).filter((r) => (r.messages[0]?.content ?? '').startsWith('You check one finding'))).toHaveLength(1);
+    // Turned off again: the held detector keeps its card out of the feed, whatever the model said.
+    expect((await sous(['config', 'set', 'exploration.confirm_held', '[]', '--path', repo], { env })).code).toBe(0);
+    await confirmHeld([]);
+    await prepare();
+    expect(await renamed('ready')).toEqual([]);
+    expect((await renamed('candidate')).map((c) => c.id)).toEqual([card!.id]);
   });
 
   test('an unreachable backend leaves heuristic cards only, and status says so', async () => {

@@ -9,6 +9,9 @@
 // Reproduce: npm run build && npm run bench -- drift
 //   [--set FILE] [--repo owner/name ...] [--limit N] [--mirrors DIR|map.json] [--keep] [--verbose] [--json] [--out FILE]
 //
+// With a model checking held findings (SOUS_BENCH_CHECK, SOUS_BENCH_CONFIRM_HELD: cycle-child.js),
+// --checks-out FILE writes each check (repository, state, finding, prompt, answer) as a JSON line.
+//
 // One child process (scripts/bench/drift/cycle-child.js) per repository, or per STATES_PER_CHILD of
 // its states, one at a time: it opens one embedded store for all of them (opening costs seconds).
 // Checkouts and stores live in temp dirs, removed afterwards unless --keep.
@@ -25,7 +28,7 @@ const FILES_LABEL = TARGETS.treeFiles.toLocaleString('en-US');
 const STATES_PER_CHILD = 16;
 
 function parseArgs(args) {
-  const opts = { set: null, out: null, repos: [], limit: null, json: false, keep: false, verbose: false, mirrors: null, perChild: STATES_PER_CHILD };
+  const opts = { set: null, out: null, repos: [], limit: null, json: false, keep: false, verbose: false, mirrors: null, perChild: STATES_PER_CHILD, checksOut: null };
   const value = (a, i) => (a.includes('=') ? [a.slice(a.indexOf('=') + 1), i] : [args[i + 1], i + 1]);
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -34,20 +37,21 @@ function parseArgs(args) {
     if (a === '--json') opts.json = true;
     else if (a === '--keep') opts.keep = true;
     else if (a === '--verbose') opts.verbose = true;
-    else if (['--set', '--out', '--repo', '--limit', '--mirrors', '--states-per-child'].includes(name)) {
+    else if (['--set', '--out', '--repo', '--limit', '--mirrors', '--states-per-child', '--checks-out'].includes(name)) {
       [v, i] = value(a, i);
       if (v === undefined || v === '') throw new Error(`${name} needs a value`);
       if (name === '--set') opts.set = v;
       else if (name === '--out') opts.out = v;
       else if (name === '--repo') opts.repos.push(...v.split(',').filter(Boolean));
       else if (name === '--mirrors') opts.mirrors = v;
+      else if (name === '--checks-out') opts.checksOut = v;
       else {
         const n = Number(v);
         if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (found ${v})`);
         if (name === '--limit') opts.limit = n;
         else opts.perChild = n;
       }
-    } else throw new Error(`unknown option ${a}; options: --set FILE, --out FILE, --repo owner/name, --limit N, --mirrors DIR|FILE.json, --states-per-child N, --keep, --verbose, --json`);
+    } else throw new Error(`unknown option ${a}; options: --set FILE, --out FILE, --repo owner/name, --limit N, --mirrors DIR|FILE.json, --states-per-child N, --checks-out FILE, --keep, --verbose, --json`);
   }
   return opts;
 }
@@ -75,6 +79,10 @@ function runRepository(repo, mirror, shas, opts, log) {
     const rss = Object.values(got.states).map((x) => x.max_rss_kb ?? 0);
     children.push({ states: chunk.length, store_ms: got.store_ms, ms: Date.now() - t, max_rss_mb: Math.round(Math.max(0, ...rss) / 1024), status: r.status, signal: r.signal });
     for (const sha of chunk) results[sha] = got.states[sha] ?? { error: `the child ended (${r.signal ?? `exit ${r.status}`}) before this state` };
+    if (opts.checksOut !== null) {
+      const lines = chunk.flatMap((sha) => (got.states[sha]?.checks ?? []).map((c) => JSON.stringify({ repo, sha, ...c })));
+      if (lines.length > 0) fs.appendFileSync(opts.checksOut, `${lines.join('\n')}\n`);
+    }
     if (r.status !== 0) log(`drift: ${repo}: child ${r.signal ?? `exit ${r.status}`}; ${chunk.filter((s) => got.states[s] === undefined).length} state(s) not run`);
     if (opts.keep) log(`drift: kept ${scratch}`);
     else fs.rmSync(scratch, { recursive: true, force: true });

@@ -17,12 +17,38 @@ const root = path.join(__dirname, '..', '..', '..');
 const { openStore, WORK_PRODUCT_STATES } = require(path.join(root, 'shared', 'store', 'dist'));
 const { LiveIndex, scopePolicyFromConfig } = require(path.join(root, 'shared', 'retrieval', 'dist'));
 const config = require(path.join(root, 'shared', 'config', 'dist'));
-const { createRepositoryView, defaultDetectors, heldByDetector, runCycle } = require(path.join(root, 'shared', 'engine', 'dist'));
+const { createModelAssist, createRepositoryView, defaultDetectors, heldByDetector, runCycle } = require(path.join(root, 'shared', 'engine', 'dist'));
+const { createChatClient } = require(path.join(root, 'shared', 'backend', 'dist'));
 
 /** The store lists at most this many cards per call; listed per state, so every card is seen. */
 const LIST_LIMIT = 500;
 
 const ms = (t) => Math.round(Number(process.hrtime.bigint() - t) / 1e6);
+
+/** Answer of the recording stand-in: no model is asked, so every held finding stays held. */
+const RECORDED = 'KEEP (recorded only: no model was asked)';
+
+/**
+ * The model's check of held findings (exploration.confirm_held, set by SOUS_BENCH_CONFIRM_HELD):
+ * SOUS_BENCH_CHECK=record writes down each check prompt and asks nothing; SOUS_BENCH_CHECK=<base URL>
+ * asks that OpenAI-compatible backend (SOUS_BENCH_MODEL names the model). No other model pass runs
+ * (gate never). Every check is reported with the state: the prompt, the answer, the verdict.
+ */
+function checkModel() {
+  const mode = process.env.SOUS_BENCH_CHECK;
+  if (!mode) return undefined;
+  const model = process.env.SOUS_BENCH_MODEL || (mode === 'record' ? 'recorder' : 'bench');
+  const asked = [];
+  const backend = mode === 'record' ? undefined : createChatClient({ name: 'bench', baseUrl: mode, model, apiKeyEnv: '' }, { timeoutMs: 300_000 });
+  const chat = {
+    async complete(messages, options) {
+      const answer = backend === undefined ? RECORDED : await backend.complete(messages, options);
+      asked.push({ messages, answer });
+      return answer;
+    },
+  };
+  return { assist: createModelAssist({ chat, gate: 'never', model }), asked };
+}
 
 async function runState(store, job, sha) {
   const dir = path.join(job.scratch, `${job.repo.replace('/', '+')}@${sha.slice(0, 10)}`);
@@ -44,8 +70,11 @@ async function runState(store, job, sha) {
     const signal = AbortSignal.timeout(cfg.compute.max_cycle_seconds * 1000);
     t = process.hrtime.bigint();
     let result;
+    const checker = checkModel();
     try {
-      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config: cfg, detectors: defaultDetectors(), signal });
+      // With a checker, every held finding is checked in this one cycle (a daemon spreads them over idle cycles).
+      const model = checker === undefined ? {} : { model: checker.assist, maxHeldChecks: 10_000 };
+      result = await runCycle({ store, workspaceId, view, trigger: { kind: 'warm' }, config: cfg, detectors: defaultDetectors(), signal, ...model });
     } catch (err) {
       if (signal.aborted) return { files, absent: absent.length, index_ms: indexMs, checkout_ms: checkoutMs, cycle_ms: ms(t), error: `cycle ran past compute.max_cycle_seconds (${cfg.compute.max_cycle_seconds} s)`, cards: [] };
       throw err;
@@ -57,7 +86,7 @@ async function runState(store, job, sha) {
         // Scored ready, held back: because its detector is held (exploration.detectors_held:
         // `held_detector`), or by the feed budget (`held`).
         const reason = typeof c.details?.held === 'string' ? c.details.held : '';
-        const heldDetector = reason !== '' && reason === heldByDetector(c.detector);
+        const heldDetector = reason !== '' && reason.startsWith(heldByDetector(c.detector)); // the model's KEEP may follow
         const held = reason !== '' && !heldDetector;
         // What a docs-drift card names: each (doc, name) its evidence cites (one card may cover several docs and names).
         const mentions = c.evidence.flatMap((e) => {
@@ -88,12 +117,19 @@ async function runState(store, job, sha) {
         detectors: result.detectors,
       },
       cards,
+      ...(checker === undefined ? {} : { checks: checker.asked.map((a) => ({ title: findingOf(a.messages), messages: a.messages, answer: a.answer })) }),
       max_rss_kb: process.resourceUsage().maxRSS,
     };
   } finally {
     if (live !== null) await live.stop().catch(() => {});
     if (!job.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The finding a check prompt is about: its "Finding: …" line (the card's title, capped at 500 characters). */
+function findingOf(messages) {
+  const m = /^Finding: (.*)$/m.exec(messages[1]?.content ?? '');
+  return m ? m[1] : null;
 }
 
 async function main() {

@@ -120,6 +120,8 @@ async function makeCheckout(mirror, sha, dir, config) {
   if (process.env.SOUS_BENCH_DETECTORS_OFF !== undefined) await config.setConfigValue(paths.config, 'exploration.detectors_off', process.env.SOUS_BENCH_DETECTORS_OFF);
   // Held detectors' cards stay candidates by default; SOUS_BENCH_DETECTORS_HELD='[]' lets them be ready.
   if (process.env.SOUS_BENCH_DETECTORS_HELD !== undefined) await config.setConfigValue(paths.config, 'exploration.detectors_held', process.env.SOUS_BENCH_DETECTORS_HELD);
+  // Held detectors whose findings the model checks (SOUS_BENCH_CONFIRM_HELD='["docs_drift.removed_name"]'; check-sample.js).
+  if (process.env.SOUS_BENCH_CONFIRM_HELD !== undefined) await config.setConfigValue(paths.config, 'exploration.confirm_held', process.env.SOUS_BENCH_CONFIRM_HELD);
   // A shorter cycle bound for profiling a slow tree (SOUS_BENCH_MAX_CYCLE_SECONDS=60).
   if (process.env.SOUS_BENCH_MAX_CYCLE_SECONDS !== undefined) await config.setConfigValue(paths.config, 'compute.max_cycle_seconds', process.env.SOUS_BENCH_MAX_CYCLE_SECONDS);
   return { paths, absent };

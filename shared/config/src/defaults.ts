@@ -162,6 +162,8 @@ export const DEFAULT_CONFIG: Readonly<SousConfig> = deepFreeze({
     max_ready_cards: DEFAULT_MAX_READY_CARDS,
     detectors_off: [...DEFAULT_DETECTORS_OFF],
     detectors_held: [...DEFAULT_DETECTORS_HELD],
+    // Empty: no model's confirmations have been measured on real repositories yet (docs/prepared-work.md).
+    confirm_held: [],
     llm_gate: DEFAULT_LLM_GATE,
     endpoint: '',
     model: '',

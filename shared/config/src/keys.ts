@@ -270,6 +270,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(([
     'Detectors whose cards are made but stay candidates (?diagnostic=true, sous prepare --diagnostic): never in the feed, no patch. The default lists docs drift\'s names, flags, variables, Python paths and config keys, wrong too often to show.',
     true,
   ),
+  row(
+    'exploration.confirm_held',
+    detectorIds('held detector ids (docs_drift.removed_name) or families (docs_drift)'),
+    [...C.exploration.confirm_held],
+    'Held detectors whose findings the exploration model checks one by one (a few per cycle, in idle time); a finding it confirms is shown in the feed, marked so. Empty by default: unmeasured.',
+    true,
+  ),
   row('exploration.llm_gate', oneOf(LLM_GATES), C.exploration.llm_gate, 'When exploration may call the model.'),
   row('exploration.endpoint', url({ allowEmpty: true }), C.exploration.endpoint, 'Optional dedicated exploration endpoint; empty uses backend.base_url.'),
   row('exploration.model', text({ allowEmpty: true }), C.exploration.model, 'Optional dedicated exploration model; empty uses backend.model.'),

@@ -79,6 +79,11 @@ export interface SousConfig {
     detectors_off: string[];
     /** Detector ids or families whose cards are made but kept as candidates: never in the feed, no patch. */
     detectors_held: string[];
+    /**
+     * Sous addition: held detector ids or families whose findings the exploration model may check one
+     * by one; a finding it confirms is shown as any other (unmeasured here: off by default).
+     */
+    confirm_held: string[];
     llm_gate: LlmGate;
     endpoint: string;
     model: string;

@@ -45,10 +45,10 @@ const SPEC_TABLE: Array<[string, unknown]> = [
   ['refinement.adoption_pending_confirm_seconds', undefined],
 ];
 // In table order: an addition sits in its section (the file is rendered section by section).
-const SOUS_ADDITIONS = ['mcp.tool_names', 'gateway.upstream_timeout_seconds', 'exploration.max_ready_cards', 'exploration.detectors_off', 'exploration.detectors_held', 'exploration.semantic', 'policy.bundle', 'policy.work_style', 'daemon.allowed_hosts', 'daemon.allowed_origins'];
+const SOUS_ADDITIONS = ['mcp.tool_names', 'gateway.upstream_timeout_seconds', 'exploration.max_ready_cards', 'exploration.detectors_off', 'exploration.detectors_held', 'exploration.confirm_held', 'exploration.semantic', 'policy.bundle', 'policy.work_style', 'daemon.allowed_hosts', 'daemon.allowed_origins'];
 
 describe('the key table', () => {
-  it('holds exactly the spec 2.8 keys plus the ten Sous additions, with the spec defaults', () => {
+  it('holds exactly the spec 2.8 keys plus the eleven Sous additions, with the spec defaults', () => {
     expect(CONFIG_KEYS.filter((k) => !k.addition).map((k) => k.key)).toEqual(SPEC_TABLE.map(([key]) => key));
     for (const [key, specDefault] of SPEC_TABLE) {
       const row = CONFIG_KEYS.find((k) => k.key === key);
@@ -68,6 +68,13 @@ describe('the key table', () => {
     expect(() => parseConfigToml('[exploration]\ndetectors_off = ["Review.Todo"]\n', 'config.toml')).toThrow(/exploration\.detectors_off/);
     expect(() => parseConfigToml('[exploration]\ndetectors_held = ["Docs drift"]\n', 'config.toml')).toThrow(/exploration\.detectors_held/);
     expect(parseConfigToml('[exploration]\ndetectors_held = []\n', 'config.toml').exploration.detectors_held).toEqual([]);
+  });
+
+  it('lets no model confirm a held finding until the user names its detector in exploration.confirm_held', () => {
+    // No model's confirmations have been measured on real repositories: the default asks none.
+    expect(defaultConfig().exploration.confirm_held).toEqual([]);
+    expect(parseConfigToml('[exploration]\nconfirm_held = ["docs_drift.removed_name"]\n', 'config.toml').exploration.confirm_held).toEqual(['docs_drift.removed_name']);
+    expect(() => parseConfigToml('[exploration]\nconfirm_held = ["Names!"]\n', 'config.toml')).toThrow(/exploration\.confirm_held/);
   });
 
   it('fills the defaults the spec describes without a value', () => {

@@ -1,5 +1,5 @@
 // Work: what preparation produces.
-export type { Candidate, CandidateSkill, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind } from './work/types';
+export type { Candidate, CandidateSkill, EvidenceRef, DiffTarget, VirtualDiffDraft, CycleTrigger, CycleTriggerKind, ModelCheck } from './work/types';
 export { makeVirtualDiff } from './work/virtual-diff';
 export type { FileEdit } from './work/virtual-diff';
 // View: the repository as detectors read it.
@@ -12,7 +12,8 @@ export type { Detector, DetectorContext, DetectorResult, Frontier } from './dete
 export { buildFrontier, frontierSeeds } from './cycle/frontier';
 export type { FrontierBounds } from './cycle/frontier';
 // Cycle: score, land, retire; freshness.
-export { runCycle, heldByDetector, FRONTIER_COMMITS } from './cycle/run-cycle';
+export { runCycle, FRONTIER_COMMITS } from './cycle/run-cycle';
+export { heldByDetector } from './cycle/held';
 export type { CycleOptions, CycleResult, DetectorReport, ModelAssist, ModelContext, ModelProposal } from './cycle/run-cycle';
 export { claimKey } from './cycle/land';
 export { READY_THRESHOLD, SCORE_WEIGHTS, usefulness, suppressed, SUPPRESS_MIN_NEGATIVE, SUPPRESS_USEFULNESS_FLOOR } from './cycle/score';
@@ -38,6 +39,7 @@ export type { SchedulerOptions } from './cycle/scheduler';
 export { defaultDetectors } from './detectors';
 // Model: briefs, rationales, draft prompts and angles written by the model from indexed text.
 export { createModelAssist, DEFAULT_MODEL_CALLS_PER_CYCLE, BRIEF_STRENGTH_FACTOR } from './model/model-assist';
+export { CHECK_CALLS_PER_CYCLE, verdictOf } from './model/check-held';
 export type { ChatClient, ModelAssistOptions, ModelAssistHandle } from './model/model-assist';
 export { NON_TRIVIAL_MIN_STRENGTH, ANGLE_MAX_FILE_BYTES, PASS_CAPS } from './model/plan';
 export { ANGLE_STRENGTH, MAX_ANGLES_PER_FILE, ANGLE_LINE_SLACK, parseAngles, groundAngle } from './model/angles';

@@ -49,7 +49,9 @@ export async function land(ctx: LandContext, scored: Scored): Promise<{ outcome:
     // without it (the backend was down or busy then).
     const text = modelWrote(candidate.body) && !modelWrote(existing.body) ? { body: candidate.body, summary: candidate.summary } : {};
     if (from === scored.state) {
-      await ctx.store.workProducts.update(existing.id, { score: scored.score, details: details(ctx, scored), ...text });
+      // A held card's reason may have grown (the model's verdict came later); other reasons stay as set.
+      const reason = scored.held !== undefined && scored.held !== existing.stateReason ? { stateReason: scored.held } : {};
+      await ctx.store.workProducts.update(existing.id, { score: scored.score, details: details(ctx, scored), ...reason, ...text });
       return { outcome: 'kept', id: existing.id, state: from };
     }
     const transition = from === 'stale' ? 'regenerated' : scored.state === 'ready' ? 'landed' : 'held';
@@ -102,8 +104,8 @@ function evidenceInput(e: EvidenceRef): EvidenceInput {
   };
 }
 
-/** Same evidence (paths, lines, hashes, commits), same patch, same title: nothing new to show. */
-function sameContent(card: WorkProductWithEvidence, candidate: Candidate): boolean {
+/** Same evidence (paths, lines, hashes, commits), same patch, same title: nothing new to show (its text and the model's verdict stay). */
+export function sameContent(card: WorkProductWithEvidence, candidate: Candidate): boolean {
   const stored = card.evidence.map((e) => [e.path, e.lineStart ?? null, e.lineEnd ?? null, e.contentHash ?? null, e.commit ?? null]);
   const fresh = evidenceOf(candidate).map((e) => [e.path, e.lineStart ?? null, e.lineEnd ?? null, e.contentHash ?? null, e.commit ?? null]);
   const storedPatch = (card.details['diff'] as { patch?: string } | undefined)?.patch ?? null;
@@ -132,6 +134,7 @@ function details(ctx: LandContext, scored: Scored): Record<string, unknown> {
     ...(c.diff ? { diff: c.diff } : {}),
     ...(c.draft ? { draft: c.draft } : {}),
     ...(c.follows !== undefined ? { follows: c.follows } : {}),
+    ...(c.check !== undefined ? { model_check: c.check } : {}),
     // Ids only (never a skill's text): feedback on the card reaches these skills through the skills loop.
     ...(c.skills?.length ? { skills: c.skills.map((s) => s.id) } : {}),
     score_parts: scored.parts,

@@ -14,9 +14,11 @@ import type { EngineEvents } from '../events/engine-events';
 import type { RepositoryView } from '../view/repository-view';
 import { keepStoredDrafts, modelContext } from '../model/cycle-context';
 import { withSkills, type CycleSkills } from '../skills/assign';
-import type { Candidate, CycleTrigger } from '../work/types';
+import type { Candidate, CycleTrigger, ModelCheck } from '../work/types';
 import { buildFrontier, frontierSeeds } from './frontier';
 import { applyFeedBudget, heldByBudget } from './budget';
+import { detectorOff, heldByDetector, isHeld } from './held';
+import { withHeldChecks } from './held-checks';
 import { claimKey, land, type Scored } from './land';
 import { combine, READY_THRESHOLD, suppressed, usefulness, type FeedbackCounts, type ScoreParts } from './score';
 
@@ -49,6 +51,11 @@ export interface ModelProposal {
 /** Adds model-written text and angles; see model/. Must not throw. */
 export interface ModelAssist {
   propose(view: RepositoryView, candidates: readonly Candidate[], signal: AbortSignal, context?: ModelContext): Promise<ModelProposal>;
+  /**
+   * The model's verdict on each held finding (`exploration.confirm_held`), same order; undefined where
+   * it gave none (no prompt, a failed call). Must not throw.
+   */
+  check?(view: RepositoryView, candidates: readonly Candidate[], signal: AbortSignal): Promise<ReadonlyArray<ModelCheck | undefined>>;
 }
 
 export interface CycleOptions {
@@ -61,6 +68,8 @@ export interface CycleOptions {
   signal?: AbortSignal;
   events?: EngineEvents;
   model?: ModelAssist;
+  /** Held findings the model checks per cycle (`exploration.confirm_held`). Default `CHECK_CALLS_PER_CYCLE`; benchmarks raise it. */
+  maxHeldChecks?: number;
   /** Detectors run at once. Default: from `compute.cpu_fraction` of the cores, at least 1. */
   concurrency?: number;
   /** Skills to suggest for each candidate (docs/skills.md#in-preparation). Default: none. */
@@ -152,6 +161,10 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   const feedback = await store.feedback.countsByDetector(workspaceId);
   // Read again: model calls take a while, and cards go stale meanwhile.
   const open = await openCards();
+  // Held findings the user lets the model confirm (exploration.confirm_held), a few per cycle.
+  const check = options.model?.check?.bind(options.model);
+  candidates = await withHeldChecks(candidates, { check, view, open, exploration, signal, ...(options.maxHeldChecks !== undefined ? { maxCalls: options.maxHeldChecks } : {}) });
+  signal.throwIfAborted();
   candidates = keepStoredDrafts(candidates, open);
   const current = new Set(candidates.map(claimKey));
   // Retired first: a card that is no longer found must not hold a place in the feed budget.
@@ -266,7 +279,10 @@ function score(
   const worthy = total >= READY_THRESHOLD && !suppressed(counts);
   // A held detector's card (and a draft after one) is scored as any other, and kept a candidate.
   const heldBack = worthy && isHeld(candidate, held);
-  if (heldBack) return { candidate, score: total, parts, state: 'candidate', held: heldByDetector(candidate.detector) };
+  if (heldBack) {
+    const refuted = candidate.check?.verdict === 'refuted' ? `; the model ${candidate.check.model} did not confirm it: ${candidate.check.why}` : '';
+    return { candidate, score: total, parts, state: 'candidate', held: `${heldByDetector(candidate.detector)}${refuted}` };
+  }
   return { candidate, score: total, parts, state: worthy ? 'ready' : 'candidate' };
 }
 
@@ -296,21 +312,6 @@ async function retire(options: CycleOptions, results: ReadonlyArray<{ detector: 
     stale.add(card.id);
   }
   return stale;
-}
-
-/** Whether `exploration.detectors_held` holds this candidate's detector, or the one it follows (a draft). */
-function isHeld(candidate: Candidate, held: readonly string[]): boolean {
-  return detectorOff(candidate.detector, held) || (candidate.follows !== undefined && detectorOff(candidate.follows, held));
-}
-
-/** Why a ready-worthy card of a held detector stays a candidate (`details.held`, the diagnostic view). */
-export function heldByDetector(detector: string): string {
-  return `its detector is held back (exploration.detectors_held names ${detector} or its family): its cards were wrong too often on real repositories to be shown`;
-}
-
-/** Whether a list of detector ids (`exploration.detectors_off`, `…_held`) names this id or its family (`review` for `review.todo_added`). */
-export function detectorOff(detector: string, off: readonly string[]): boolean {
-  return off.some((o) => detector === o || detector.startsWith(`${o}.`));
 }
 
 /** One candidate per claim key (the first, which detectors order by strength). */

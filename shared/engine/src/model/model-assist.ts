@@ -15,6 +15,7 @@ import { withDraftPrompt } from '../detectors/drafts';
 import type { RepositoryView } from '../view/repository-view';
 import type { Candidate } from '../work/types';
 import { angleCandidates } from './angles';
+import { checkHeld } from './check-held';
 import { cleanBrief, cleanDraft, cleanRationale, errorLine, firstProseLine } from './answers';
 import { briefShell, PASS_CAPS, planCalls, type ModelTask, type Pass, type PassCaps } from './plan';
 import type { PromptMessage } from './prompts';
@@ -92,6 +93,11 @@ export function createModelAssist(options: ModelAssistOptions): ModelAssistHandl
         lastError = errorLine(err, view);
       }
       return { revised, added };
+    },
+    async check(view, candidates, signal) {
+      const outcome = await checkHeld(view, candidates, { chat: options.chat, model: options.model, signal });
+      if (outcome.error !== undefined) lastError = outcome.error;
+      return outcome.checks;
     },
   };
 }

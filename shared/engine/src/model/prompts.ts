@@ -56,6 +56,29 @@ const ANGLE_SYSTEM = [
   'If nothing stands out, answer "none".',
 ].join(' ');
 
+const CHECK_SYSTEM = [
+  'You check one finding before a developer sees it. A detector says that a document names something',
+  'a commit removed from this project\'s code, so the document is out of date. Using only the excerpts',
+  'below, decide whether the document\'s words refer to that removed code of this project and describe',
+  'how things work now. Answer KEEP when they name something else with the same name (another library,',
+  'the platform or language, a name the document\'s own example defines) or name it on purpose as',
+  'history (a note about an older version, a deprecation notice). Answer STALE or KEEP on the first',
+  'line, then one sentence why.',
+].join(' ');
+
+/** Longest excerpt of the removing commit's lines copied into a check prompt. */
+const MAX_REMOVED_CHARS = 1_500;
+
+/**
+ * The prompt asking the model whether a held finding is right (`exploration.confirm_held`): the
+ * claim, its evidence, the cited lines and, when given, what the removing commit took out. Undefined
+ * as for a brief.
+ */
+export function checkPrompt(view: RepositoryView, candidate: Candidate, removed: string | undefined): PromptMessage[] | undefined {
+  const extra = removed === undefined || removed === '' ? [] : ['', 'What the commit removed (its diff, in part):', cap(removed, MAX_REMOVED_CHARS, { keepLines: true })];
+  return groundedPrompt(view, candidate, CHECK_SYSTEM, extra);
+}
+
 /**
  * The research-brief prompt for `candidate`, or undefined when it cites a path outside the scope or
  * none of its evidence has indexed text to show (a brief without excerpts would be ungrounded).
@@ -177,7 +200,7 @@ function citesOnlyScope(view: RepositoryView, c: Candidate): boolean {
   return c.evidence.every((e) => view.policy.inScope(e.path)) && c.targets.every((t) => view.policy.inScope(t));
 }
 
-function cap(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+function cap(text: string, max: number, options: { keepLines?: boolean } = {}): string {
+  const one = options.keepLines === true ? text.trim() : text.replace(/\s+/g, ' ').trim();
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }

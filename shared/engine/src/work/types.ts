@@ -77,6 +77,21 @@ export interface Candidate {
   follows?: string;
   /** Skills suggested for it, best first (set by the cycle; docs/skills.md). The card records their ids. */
   skills?: CandidateSkill[];
+  /** A held detector's finding the exploration model checked (`exploration.confirm_held`). */
+  check?: ModelCheck;
+}
+
+/**
+ * The exploration model's verdict on a held finding: `confirmed` lets it into the feed like any
+ * other card, `refuted` keeps it a candidate. Stored in the card's details (`model_check`), so a
+ * finding is asked about once per version of its evidence.
+ */
+export interface ModelCheck {
+  verdict: 'confirmed' | 'refuted';
+  /** The model that answered. */
+  model: string;
+  /** Its one sentence why, as it wrote it (redacted like every model answer). */
+  why: string;
 }
 
 /** A skill suggested for a candidate. */
