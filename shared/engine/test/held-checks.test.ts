@@ -67,32 +67,23 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
     symbolParserPool().release();
   });
 
-  function workspace(confirm: string[]) {
+  async function workspace(confirm: string[]) {
     const config: SousConfig = defaultConfig();
     config.exploration.confirm_held = confirm;
     const policy = scopePolicyFromConfig(config);
-    const state = { workspaceId: '' };
-    const ready = (async () => {
-      state.workspaceId = (await store.workspaces.upsertByRoot({ rootPath: `${repo}-${randomUUID()}` })).id;
-    })();
-    const work = async () => {
-      await ready;
-      const hash = async (path: string) => index.file(path)?.sha256 ?? null;
-      return new PreparedWork({ store, workspaceId: state.workspaceId, policy: () => policy, indexedHash: hash, diskHash: hash });
-    };
-    const cycle = async (model?: ModelAssist) => {
-      await ready;
-      return runCycle({ store, workspaceId: state.workspaceId, view: createRepositoryView(index, policy), trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), ...(model ? { model } : {}) });
-    };
+    const workspaceId = (await store.workspaces.upsertByRoot({ rootPath: `${repo}-${randomUUID()}` })).id;
+    const hash = async (path: string) => index.file(path)?.sha256 ?? null;
+    const work = new PreparedWork({ store, workspaceId, policy: () => policy, indexedHash: hash, diskHash: hash });
+    const cycle = (model?: ModelAssist) =>
+      runCycle({ store, workspaceId, view: createRepositoryView(index, policy), trigger: { kind: 'warm' }, config, detectors: defaultDetectors(), ...(model ? { model } : {}) });
     /** The name cards by mode: state, state reason, and the warnings inspect shows. */
     const names = async () => {
-      const w = await work();
-      const cards = await w.list({ kinds: ['docs_drift'], states: ['ready', 'candidate'] });
+      const cards = await work.list({ kinds: ['docs_drift'], states: ['ready', 'candidate'] });
       const out: Record<string, { state: string; reason: string | null; warnings: string[] }> = {};
       for (const card of cards) {
         const mode = MODES.find((m) => card.title.includes(`\`${m}\``));
         if (mode === undefined || card.diagnostic?.detector !== 'docs_drift.removed_name') continue;
-        out[mode] = { state: card.diagnostic.state, reason: card.diagnostic.state_reason, warnings: (await w.inspect(card.id)).warnings as string[] };
+        out[mode] = { state: card.diagnostic.state, reason: card.diagnostic.state_reason, warnings: (await work.inspect(card.id)).warnings as string[] };
       }
       return out;
     };
@@ -103,7 +94,7 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
   const checksSince = (from: number): FakeChatRequest[] => (backend.bodies as FakeChatRequest[]).slice(from).filter(isCheck);
 
   it('asks nothing by default: the held names stay candidates', async () => {
-    const { cycle, names } = workspace([]);
+    const { cycle, names } = await workspace([]);
     const from = backend.bodies.length;
     await cycle(assist());
     expect(checksSince(from)).toEqual([]);
@@ -113,7 +104,7 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
   });
 
   it('shows what the model confirms, keeps what it does not, and asks once per finding, a few per cycle', async () => {
-    const { cycle, names } = workspace(['docs_drift.removed_name']);
+    const { cycle, names } = await workspace(['docs_drift.removed_name']);
     const model = assist();
     let from = backend.bodies.length;
     await cycle(model);
@@ -145,7 +136,7 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
   });
 
   it('gives no verdict when the call fails: the finding stays held and is asked about again', async () => {
-    const { cycle, names } = workspace(['docs_drift.removed_name']);
+    const { cycle, names } = await workspace(['docs_drift.removed_name']);
     const model = assist();
     failing.add('legacyMode');
     failing.add('strictMode');
