@@ -35,9 +35,10 @@ describe('preparation with and without a model backend, and when the machine is 
   let backend: FakeBackend;
   const get = (p: string) => rawRequest({ port, path: p });
 
-  /** Waits until the daemon's live config (hot-reloaded from the file the CLI wrote) holds `list`. */
+  /** The daemon's live config holds `list` as soon as `sous config set` returns: the CLI waits for the reload. */
   async function confirmHeld(list: string[]): Promise<void> {
-    await until(async () => (JSON.stringify((await get('/config')).json.config.exploration.confirm_held) === JSON.stringify(list) ? true : undefined), 10_000);
+    expect((await sous(['config', 'set', 'exploration.confirm_held', JSON.stringify(list), '--path', repo], { env })).code).toBe(0);
+    expect((await get('/config')).json.config.exploration.confirm_held).toEqual(list);
   }
 
   async function prepare(): Promise<void> {
@@ -141,7 +142,6 @@ describe('preparation with and without a model backend, and when the machine is 
       ((await get(`/work-products?state=${state}&kind=docs_drift`)).json.items as Array<{ id: string; diagnostic: { detector: string } }>).filter((c) => c.diagnostic.detector === 'docs_drift.removed_name');
     expect(await renamed('ready')).toEqual([]);
     const from = backend.bodies.length;
-    expect((await sous(['config', 'set', 'exploration.confirm_held', '["docs_drift.removed_name"]', '--path', repo], { env })).code).toBe(0);
     await confirmHeld(['docs_drift.removed_name']);
     await prepare();
     const checks = (backend.bodies as FakeChatRequest[]).slice(from).filter((r) => (r.messages[0]?.content ?? '').startsWith('You check one finding'));
@@ -155,7 +155,6 @@ describe('preparation with and without a model backend, and when the machine is 
     await prepare();
     expect((backend.bodies as FakeChatRequest[]).slice(from).filter((r) => (r.messages[0]?.content ?? '').startsWith('You check one finding'))).toHaveLength(1);
     // Turned off again: the held detector keeps its card out of the feed, whatever the model said.
-    expect((await sous(['config', 'set', 'exploration.confirm_held', '[]', '--path', repo], { env })).code).toBe(0);
     await confirmHeld([]);
     await prepare();
     expect(await renamed('ready')).toEqual([]);

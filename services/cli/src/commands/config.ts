@@ -17,6 +17,7 @@ import {
 } from '@sous/config';
 import { PRIVATE_FILE_MODE } from '@sous/protocol';
 import { CliError } from '../cli-error';
+import { clientFor } from '../daemon-control';
 import { printJson, printLine, printTable } from '../output';
 import { run } from '../run';
 import { resolveWorkspace } from '../workspace';
@@ -102,13 +103,16 @@ export function registerConfigCommands(program: Command): void {
 
   config
     .command('set <key> <value>')
-    .description('set one value; a running daemon reloads the file')
+    .description('set one value; a running daemon reloads the file before this returns')
     .option('--path <dir>', 'workspace directory (default: nearest .sous/ upward)')
     .action(
       run(async (key: string, value: string, opts: PathOption) => {
         const paths = requireConfigFile(resolveWorkspace(opts.path));
         const cfg = await configCallAsync(() => setConfigValue(paths.config, key, value));
-        printLine(`${key} = ${formatTomlValue(getConfigValue(cfg, key))}`);
+        const written = getConfigValue(cfg, key);
+        printLine(`${key} = ${formatTomlValue(written)}`);
+        // A command run next (`sous prepare`) must find the daemon on the new value, not the old one.
+        if (!(await daemonReloaded(paths, key, written))) process.stderr.write(`sous: note: the running daemon has not reloaded ${paths.config} yet; it will on its next look at the file\n`);
       }),
     );
 
@@ -121,6 +125,30 @@ export function registerConfigCommands(program: Command): void {
         await editConfig(requireConfigFile(resolveWorkspace(opts.path)));
       }),
     );
+}
+
+/** How long `config set` waits for a running daemon to hot-reload the file it wrote. */
+const RELOAD_WAIT_MS = 5_000;
+
+/**
+ * Whether the workspace's running daemon (if any) holds `value` at `key` in its live config within
+ * RELOAD_WAIT_MS. No daemon, or one that does not answer, counts as reloaded: there is nothing to wait for.
+ */
+async function daemonReloaded(paths: SousPaths, key: string, value: unknown): Promise<boolean> {
+  const client = clientFor(paths, 2_000);
+  if (client === undefined) return true;
+  const deadline = Date.now() + RELOAD_WAIT_MS;
+  for (;;) {
+    let live: unknown;
+    try {
+      live = getConfigValue((await client.get<{ config: Parameters<typeof getConfigValue>[0] }>('/config')).config, key);
+    } catch {
+      return true;
+    }
+    if (JSON.stringify(live) === JSON.stringify(value)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /**
