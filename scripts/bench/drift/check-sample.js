@@ -13,18 +13,10 @@
 // answering blind), DIR/key.json (id → judged card and verdict) and, with answers, DIR/tally.json.
 // A card not found again (the current rules no longer make it, or its title changed) is counted.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
-const { mirrorSource, option, resolveMirror } = require('./harness');
+const { mirrorSource, option, optionList, resolveMirror, runStates } = require('./harness');
 
 const root = path.join(__dirname, '..', '..', '..');
-
-function options(argv, name) {
-  const out = [];
-  for (let i = 0; i < argv.length; i++) if (argv[i] === name && argv[i + 1] !== undefined) out.push(argv[++i]);
-  return out;
-}
 
 /** Every judged card of `detector` in judgement files numbered `from` and up, with its verdict. */
 function judgedCards(detector, from) {
@@ -44,28 +36,15 @@ function judgedCards(detector, from) {
 
 /** Runs cycle-child on the repository's judged states not done yet in this mode; returns its output. */
 function runRepo(repo, shas, out, source, env) {
-  const result = path.join(out, `${repo.replace('/', '+')}.json`);
-  const done = fs.existsSync(result) ? JSON.parse(fs.readFileSync(result, 'utf8')) : { mode: env.SOUS_BENCH_CHECK, states: {} };
-  if (done.mode !== env.SOUS_BENCH_CHECK) throw new Error(`${result} was written in another mode (${done.mode}); use another --out`);
-  const todo = shas.filter((sha) => !done.states[sha]);
-  if (todo.length === 0) return done;
+  const resultFile = path.join(out, `${repo.replace('/', '+')}.json`);
+  const before = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : undefined;
+  if (before !== undefined && before.mode !== env.SOUS_BENCH_CHECK) throw new Error(`${resultFile} was written in another mode (${before.mode}); use another --out`);
   const mirror = resolveMirror(repo, source);
   if (mirror === null) {
     process.stderr.write(`check: ${repo}: no mirror (fetch it first); skipped\n`);
-    return done;
+    return before ?? { states: {} };
   }
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-check-'));
-  try {
-    const jobFile = path.join(scratch, 'job.json');
-    const partial = path.join(scratch, 'partial.json');
-    fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states: todo }));
-    spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, partial], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
-    if (fs.existsSync(partial)) Object.assign(done.states, JSON.parse(fs.readFileSync(partial, 'utf8')).states);
-    fs.writeFileSync(result, JSON.stringify(done));
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
-  return done;
+  return runStates({ repo, mirror, states: shas, resultFile, env, initial: { mode: env.SOUS_BENCH_CHECK, states: {} } });
 }
 
 /** A title as a check prompt quotes it (whitespace collapsed, capped at 500 characters as prompts.ts caps it). */
@@ -88,7 +67,7 @@ function main(argv) {
     throw new Error('usage: check-sample.js --out DIR (--model-url URL [--model NAME] | --record | --answers FILE) [--detector ID] [--from N] [--repo owner/name]');
   }
   const detector = option(argv, '--detector', 'docs_drift.removed_name');
-  const only = new Set(options(argv, '--repo'));
+  const only = new Set(optionList(argv, '--repo'));
   const judged = judgedCards(detector, Number(option(argv, '--from', '5'))).filter((c) => only.size === 0 || only.has(c.repo));
   fs.mkdirSync(out, { recursive: true });
   const { verdictOf } = require(path.join(root, 'shared', 'engine', 'dist'));

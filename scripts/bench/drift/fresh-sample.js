@@ -8,10 +8,9 @@
 // run again), DIR/worklist.json (ready cards), DIR/worklist-indirect.json (docs-drift candidates held
 // back as indirect evidence, same shape) and prints a summary.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFileSync, spawnSync } = require('node:child_process');
-const { mirrorSource, option, resolveMirror } = require('./harness');
+const { execFileSync } = require('node:child_process');
+const { mirrorSource, option, resolveMirror, runStates } = require('./harness');
 
 const YEAR_S = 365 * 24 * 3600;
 
@@ -38,51 +37,35 @@ function main(argv) {
   const source = mirrorSource(option(argv, '--mirrors'));
   const years = Number(option(argv, '--years', '3'));
   fs.mkdirSync(out, { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-fresh-'));
   const worklist = [];
   const indirect = [];
   const seen = new Set();
   let trees = 0;
-  try {
-    for (const repo of set.repos) {
-      const mirror = resolveMirror(repo, source);
-      if (mirror === null) {
-        process.stderr.write(`fresh: ${repo}: no mirror (fetch it first); skipped\n`);
-        continue;
-      }
-      const states = statesOf(mirror, years);
-      const result = path.join(out, `${repo.replace('/', '+')}.json`);
-      const done = fs.existsSync(result) ? JSON.parse(fs.readFileSync(result, 'utf8')) : { states: {} };
-      const todo = states.filter((sha) => !done.states[sha]);
-      if (todo.length > 0) {
-        const jobFile = path.join(scratch, 'job.json');
-        const partial = path.join(scratch, 'partial.json');
-        fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states: todo }));
-        spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, partial], { stdio: ['ignore', 'inherit', 'inherit'] });
-        if (fs.existsSync(partial)) Object.assign(done.states, JSON.parse(fs.readFileSync(partial, 'utf8')).states);
-        fs.writeFileSync(result, JSON.stringify(done));
-      }
-      const r = done;
-      for (const sha of states) {
-        const state = r.states[sha];
-        if (!state || state.error) continue;
-        trees++;
-        for (const card of state.cards.filter((c) => (c.state === 'ready' || /\|indirect$/.test(c.claim ?? '')) && c.evidence)) {
-          // One card seen at both states (a stale doc that stayed stale) is judged once, also when
-          // more docs named it at one state ("10 docs mention …" then "7 docs mention …").
-          const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '').replace(/\b\d+ (docs|renamed mentions)\b/g, '$1')}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const item = { id: `${card.detector}#${worklist.length + indirect.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence };
-          // Indirect docs-drift candidates (held back by their evidence, docs/prepared-work.md) go to
-          // their own list, in the same shape, so a judge can read both without knowing which is which.
-          if (card.state === 'ready') worklist.push(item);
-          else indirect.push(item);
-        }
+  for (const repo of set.repos) {
+    const mirror = resolveMirror(repo, source);
+    if (mirror === null) {
+      process.stderr.write(`fresh: ${repo}: no mirror (fetch it first); skipped\n`);
+      continue;
+    }
+    const states = statesOf(mirror, years);
+    const r = runStates({ repo, mirror, states, resultFile: path.join(out, `${repo.replace('/', '+')}.json`) });
+    for (const sha of states) {
+      const state = r.states[sha];
+      if (!state || state.error) continue;
+      trees++;
+      for (const card of state.cards.filter((c) => (c.state === 'ready' || /\|indirect$/.test(c.claim ?? '')) && c.evidence)) {
+        // One card seen at both states (a stale doc that stayed stale) is judged once, also when
+        // more docs named it at one state ("10 docs mention …" then "7 docs mention …").
+        const key = `${repo}|${card.detector}|${card.title.replace(/line \d+/g, '').replace(/\b\d+ (docs|renamed mentions)\b/g, '$1')}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const item = { id: `${card.detector}#${worklist.length + indirect.length + 1}`, detector: card.detector, repo, sha, title: card.title, evidence: card.evidence };
+        // Indirect docs-drift candidates (held back by their evidence, docs/prepared-work.md) go to
+        // their own list, in the same shape, so a judge can read both without knowing which is which.
+        if (card.state === 'ready') worklist.push(item);
+        else indirect.push(item);
       }
     }
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
   }
   fs.writeFileSync(path.join(out, 'worklist.json'), JSON.stringify(worklist, null, 1));
   fs.writeFileSync(path.join(out, 'worklist-indirect.json'), JSON.stringify(indirect, null, 1));

@@ -2,8 +2,9 @@
 // The drift benchmark's plumbing, shared by drift.bench.js and cycle-child.js: where the set and the
 // mirrors are, scratch checkouts of a state, how a card's claim is matched against a scenario's
 // tokens, and the figures (mean / median / max, percentiles).
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 /** The set mine.js writes (scripts/bench/drift/README.md). */
@@ -222,6 +223,34 @@ function option(argv, name, fallback) {
   return i < 0 ? fallback : argv[i + 1];
 }
 
+/** Every value after a repeatable `name` in a script's arguments (`--set a.json --set b.json`). */
+function optionList(argv, name) {
+  return argv.flatMap((a, i) => (i > 0 && argv[i - 1] === name ? [a] : []));
+}
+
+/**
+ * Runs cycle-child.js on the `states` of one repository not in `resultFile` yet (with `env` added to
+ * this process's), merges what it wrote into that file and returns its content ({ states: { sha: … } }).
+ * A child that dies keeps the states it finished.
+ */
+function runStates({ repo, mirror, states, resultFile, env = {}, initial = { states: {} } }) {
+  const done = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : initial;
+  const todo = states.filter((sha) => !done.states[sha]);
+  if (todo.length === 0) return done;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sous-states-'));
+  try {
+    const jobFile = path.join(scratch, 'job.json');
+    const partial = path.join(scratch, 'partial.json');
+    fs.writeFileSync(jobFile, JSON.stringify({ repo, mirror, scratch: path.join(scratch, 'trees'), keep: false, states: todo }));
+    spawnSync(process.execPath, [path.join(__dirname, 'cycle-child.js'), jobFile, partial], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
+    if (fs.existsSync(partial)) Object.assign(done.states, JSON.parse(fs.readFileSync(partial, 'utf8')).states);
+    fs.writeFileSync(resultFile, JSON.stringify(done));
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  return done;
+}
+
 /** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sample. */
 function seededRandom(seed) {
   let a = seed >>> 0;
@@ -235,6 +264,8 @@ function seededRandom(seed) {
 
 module.exports = {
   option,
+  optionList,
+  runStates,
   seededRandom,
   DEFAULT_SET,
   DEFAULT_MIRRORS_MAP,

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { makeCheckout, mirrorSource, option, resolveMirror, seededRandom } = require('../drift/harness');
+const { makeCheckout, mirrorSource, option, optionList, resolveMirror, seededRandom } = require('../drift/harness');
 
 const root = path.join(__dirname, '..', '..', '..');
 const config = require(path.join(root, 'shared', 'config', 'dist'));
@@ -61,7 +61,7 @@ function signatureCommits(gitDir, depth) {
 async function main(argv) {
   const out = option(argv, '--out');
   if (!out) throw new Error('usage: stale-callers-sample.js --out DIR [--set FILE.json ...] [--depth 400] [--per 3] [--seed 1] [--mirrors DIR]');
-  const sets = argv.flatMap((a, i) => (argv[i - 1] === '--set' ? [a] : []));
+  const sets = optionList(argv, '--set');
   const repos = [...new Set((sets.length > 0 ? sets : [path.join(__dirname, '..', 'drift', 'fresh-set-19.json')]).flatMap((f) => {
     const set = JSON.parse(fs.readFileSync(f, 'utf8'));
     return set.repos ?? (set.scenarios ?? set).map((s) => s.repo);

@@ -13,9 +13,11 @@ import {
   renderConfigToml,
   setConfigValue,
   writeConfigText,
+  type ConfigValue,
   type SousPaths,
 } from '@sous/config';
 import { PRIVATE_FILE_MODE } from '@sous/protocol';
+import { DaemonRequestError } from '@sous/runtime';
 import { CliError } from '../cli-error';
 import { clientFor } from '../daemon-control';
 import { printJson, printLine, printTable } from '../output';
@@ -108,11 +110,10 @@ export function registerConfigCommands(program: Command): void {
     .action(
       run(async (key: string, value: string, opts: PathOption) => {
         const paths = requireConfigFile(resolveWorkspace(opts.path));
-        const cfg = await configCallAsync(() => setConfigValue(paths.config, key, value));
-        const written = getConfigValue(cfg, key);
-        printLine(`${key} = ${formatTomlValue(written)}`);
-        // A command run next (`sous prepare`) must find the daemon on the new value, not the old one.
-        if (!(await daemonReloaded(paths, key, written))) process.stderr.write(`sous: note: the running daemon has not reloaded ${paths.config} yet; it will on its next look at the file\n`);
+        // Through a running daemon, which writes the file and answers once it has reloaded it: a command
+        // run next (`sous prepare`) finds the new value, not the old one.
+        const written = (await setThroughDaemon(paths, key, value)) ?? { value: getConfigValue(await configCallAsync(() => setConfigValue(paths.config, key, value)), key) };
+        printLine(`${key} = ${formatTomlValue(written.value)}`);
       }),
     );
 
@@ -127,27 +128,22 @@ export function registerConfigCommands(program: Command): void {
     );
 }
 
-/** How long `config set` waits for a running daemon to hot-reload the file it wrote. */
-const RELOAD_WAIT_MS = 5_000;
-
 /**
- * Whether the workspace's running daemon (if any) holds `value` at `key` in its live config within
- * RELOAD_WAIT_MS. No daemon, or one that does not answer, counts as reloaded: there is nothing to wait for.
+ * `POST /config/set` on the workspace's running daemon (the same parser and validation, an atomic
+ * write, answered after the hot reload); undefined when no daemon answers it, so the CLI writes the
+ * file itself. A value the daemon refuses is the user's one-line error.
  */
-async function daemonReloaded(paths: SousPaths, key: string, value: unknown): Promise<boolean> {
-  const client = clientFor(paths, 2_000);
-  if (client === undefined) return true;
-  const deadline = Date.now() + RELOAD_WAIT_MS;
-  for (;;) {
-    let live: unknown;
-    try {
-      live = getConfigValue((await client.get<{ config: Parameters<typeof getConfigValue>[0] }>('/config')).config, key);
-    } catch {
-      return true;
-    }
-    if (JSON.stringify(live) === JSON.stringify(value)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+async function setThroughDaemon(paths: SousPaths, key: string, value: string): Promise<{ value: ConfigValue } | undefined> {
+  const client = clientFor(paths);
+  if (client === undefined) return undefined;
+  try {
+    const answer = await client.post<{ value: ConfigValue; reloaded: boolean }>('/config/set', { key, value });
+    if (!answer.reloaded) process.stderr.write(`sous: note: the running daemon has not reloaded ${paths.config} yet; it will on its next look at the file\n`);
+    return { value: answer.value };
+  } catch (err) {
+    if (err instanceof DaemonRequestError && (err.status === 400 || err.status === 409)) throw new CliError(err.message);
+    // Not answering, or not letting this client in: the file is written directly, as without a daemon.
+    return undefined;
   }
 }
 

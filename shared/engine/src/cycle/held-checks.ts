@@ -31,11 +31,12 @@ export async function withHeldChecks(candidates: readonly Candidate[], options: 
   const out = [...candidates];
   if (exploration.confirm_held.length === 0) return out;
   const asked: number[] = [];
+  const stored = new Map(options.open.map((card) => [card.claimKey, card]));
   for (const [i, c] of out.entries()) {
     // Findings only: a draft follows its finding's fate, and the model checks claims, not requests.
     if (c.follows !== undefined || !detectorOff(c.detector, exploration.confirm_held) || !isHeld(c, exploration.detectors_held)) continue;
-    const stored = options.open.find((card) => card.claimKey === claimKey(c));
-    const known = stored !== undefined && sameContent(stored, c) ? storedCheck(stored) : undefined;
+    const card = stored.get(claimKey(c));
+    const known = card !== undefined && sameContent(card, c) ? storedCheck(card) : undefined;
     if (known !== undefined) out[i] = withCheck(c, known);
     else asked.push(i);
   }
