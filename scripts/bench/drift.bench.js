@@ -10,7 +10,7 @@
 //   [--set FILE] [--repo owner/name ...] [--limit N] [--mirrors DIR|map.json] [--keep] [--verbose] [--json] [--out FILE]
 //
 // With a model checking held findings (SOUS_BENCH_CHECK, SOUS_BENCH_CONFIRM_HELD: cycle-child.js),
-// --checks-out FILE writes each check (repository, state, finding, prompt, answer) as a JSON line.
+// --checks-out FILE writes each check (id from the prompt, repository, state, finding, prompt, answer) as a JSON line.
 //
 // One child process (scripts/bench/drift/cycle-child.js) per repository, or per STATES_PER_CHILD of
 // its states, one at a time: it opens one embedded store for all of them (opening costs seconds).
@@ -80,7 +80,7 @@ function runRepository(repo, mirror, shas, opts, log) {
     children.push({ states: chunk.length, store_ms: got.store_ms, ms: Date.now() - t, max_rss_mb: Math.round(Math.max(0, ...rss) / 1024), status: r.status, signal: r.signal });
     for (const sha of chunk) results[sha] = got.states[sha] ?? { error: `the child ended (${r.signal ?? `exit ${r.status}`}) before this state` };
     if (opts.checksOut !== null) {
-      const lines = chunk.flatMap((sha) => (got.states[sha]?.checks ?? []).map((c) => JSON.stringify({ repo, sha, ...c })));
+      const lines = chunk.flatMap((sha) => (got.states[sha]?.checks ?? []).map((c) => JSON.stringify({ id: h.promptId(c.messages), repo, sha, ...c })));
       if (lines.length > 0) fs.appendFileSync(opts.checksOut, `${lines.join('\n')}\n`);
     }
     if (r.status !== 0) log(`drift: ${repo}: child ${r.signal ?? `exit ${r.status}`}; ${chunk.filter((s) => got.states[s] === undefined).length} state(s) not run`);

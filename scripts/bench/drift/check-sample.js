@@ -9,12 +9,13 @@
 // Options: --detector docs_drift.removed_name (whose cards; also what the model may confirm),
 // --from 5 (judgement files numbered from), --mirrors DIR, --repo owner/name (repeatable).
 // Writes DIR/<owner>+<name>.json (cycle-child output, reused by later runs with the same mode),
-// DIR/prompts.jsonl (one {id, messages} per judged card found again: no repository, no verdict, for
-// answering blind), DIR/key.json (id → judged card and verdict) and, with answers, DIR/tally.json.
+// DIR/prompts.jsonl (one {id, messages} per distinct prompt of the judged cards found again: no
+// repository, no verdict, for answering blind; the id comes from the prompt), DIR/key.json (each
+// judged card found again, its verdict and its prompt's id) and, with answers, DIR/tally.json.
 // A card not found again (the current rules no longer make it, or its title changed) is counted.
 const fs = require('node:fs');
 const path = require('node:path');
-const { mirrorSource, option, optionList, resolveMirror, runStates } = require('./harness');
+const { mirrorSource, option, optionList, promptId, resolveMirror, runStates } = require('./harness');
 
 const root = path.join(__dirname, '..', '..', '..');
 
@@ -99,19 +100,20 @@ function main(argv) {
         missing++;
         continue;
       }
-      const id = `check#${prompts.length + 1}`;
-      prompts.push({ id, messages: check.messages });
-      key[id] = { ...card, answer: check.answer };
+      // Ids come from the prompt (harness.promptId): answers saved once stay matched to their prompts.
+      const id = promptId(check.messages);
+      if (!prompts.some((p) => p.id === id)) prompts.push({ id, messages: check.messages });
+      key[`card#${Object.keys(key).length + 1}`] = { ...card, prompt: id, answer: check.answer };
     }
   }
   fs.writeFileSync(path.join(out, 'prompts.jsonl'), prompts.map((p) => JSON.stringify(p)).join('\n') + (prompts.length ? '\n' : ''));
   if (answersFile) {
     const given = JSON.parse(fs.readFileSync(answersFile, 'utf8'));
-    for (const [id, entry] of Object.entries(key)) entry.answer = given[id] ?? null;
+    for (const entry of Object.values(key)) entry.answer = given[entry.prompt] ?? null;
   }
   fs.writeFileSync(path.join(out, 'key.json'), JSON.stringify(key, null, 1));
   const judgedOnce = asked.size;
-  process.stdout.write(`${judgedOnce} judged ${detector} cards; ${prompts.length} found again and checked, ${missing} not made again by the current code\n`);
+  process.stdout.write(`${judgedOnce} judged ${detector} cards; ${Object.keys(key).length} found again and checked (${prompts.length} distinct prompts), ${missing} not made again by the current code\n`);
   if (record && !answersFile) return;
 
   // Confirmed (STALE) against the judges: the feed would show the confirmed ones.

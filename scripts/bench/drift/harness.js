@@ -3,6 +3,7 @@
 // mirrors are, scratch checkouts of a state, how a card's claim is matched against a scenario's
 // tokens, and the figures (mean / median / max, percentiles).
 const { execFileSync, spawnSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -252,6 +253,15 @@ function runStates({ repo, mirror, states, resultFile, env = {}, initial = { sta
 }
 
 /** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sample. */
+/**
+ * A check prompt's id, from its messages alone (`drift#` and 12 hex digits): the same prompt asked at
+ * two states has one id, so one answer serves both, and replay-backend.js finds it by its messages.
+ */
+function promptKey(messages) {
+  return createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest('hex');
+}
+const promptId = (messages) => `drift#${promptKey(messages).slice(0, 12)}`;
+
 function seededRandom(seed) {
   let a = seed >>> 0;
   return () => {
@@ -264,6 +274,8 @@ function seededRandom(seed) {
 
 module.exports = {
   option,
+  promptKey,
+  promptId,
   optionList,
   runStates,
   seededRandom,

@@ -1,30 +1,33 @@
 'use strict';
-// An OpenAI-compatible chat backend that answers from answers given before: each prompt of
-// PROMPTS (JSON lines {id, messages}, as check-sample.js or `drift --checks-out` wrote them) is
-// answered with ANSWERS[id] ({"check#1": "STALE\n…"}), matched on the whole message list. Lets the
-// drift benchmark run with a model's check of held findings when the answers came from elsewhere (a
-// model on another machine, or readers answering the prompts alone), so the feed's figures follow
-// those answers exactly. A prompt it has no answer for is answered KEEP and counted.
-//   node scripts/bench/drift/replay-backend.js --prompts FILE --answers FILE [--port 0]
+// An OpenAI-compatible chat backend that answers from answers given before: ANSWERS maps a prompt's
+// id to its answer ({"drift#0123456789ab": "STALE\n…"}); the id comes from the prompt's messages
+// (harness.promptId, as check-sample.js and `drift --checks-out` write them), so a request is
+// matched on its whole message list. Lets the drift benchmark run with a model's check of held
+// findings when the answers came from elsewhere (a model on another machine, or readers answering
+// the prompts alone), so the feed's figures follow those answers exactly. A prompt it has no answer
+// for is answered KEEP and counted. With --prompts (JSON lines {id, messages}), ids of another form
+// are read from that file.
+//   node scripts/bench/drift/replay-backend.js --answers FILE [--prompts FILE] [--port 0]
 // Prints "replay: listening on http://127.0.0.1:PORT/v1", and on SIGINT/SIGTERM the answered and
 // unknown counts.
 const fs = require('node:fs');
 const http = require('node:http');
-const { createHash } = require('node:crypto');
-const { option } = require('./harness');
-
-const keyOf = (messages) => createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest('hex');
+const { option, promptId, promptKey: keyOf } = require('./harness');
 
 function main(argv) {
   const promptsFile = option(argv, '--prompts');
   const answersFile = option(argv, '--answers');
-  if (!promptsFile || !answersFile) throw new Error('usage: replay-backend.js --prompts FILE --answers FILE [--port N]');
+  if (!answersFile) throw new Error('usage: replay-backend.js --answers FILE [--prompts FILE] [--port N]');
   const answers = JSON.parse(fs.readFileSync(answersFile, 'utf8'));
   const byKey = new Map();
-  for (const line of fs.readFileSync(promptsFile, 'utf8').split('\n').filter(Boolean)) {
+  for (const line of promptsFile ? fs.readFileSync(promptsFile, 'utf8').split('\n').filter(Boolean) : []) {
     const p = JSON.parse(line);
     if (typeof answers[p.id] === 'string') byKey.set(keyOf(p.messages), answers[p.id]);
   }
+  const answerTo = (messages) => {
+    const byId = answers[promptId(messages)];
+    return typeof byId === 'string' ? byId : byKey.get(keyOf(messages));
+  };
   let answered = 0;
   let unknown = 0;
   const server = http.createServer((req, res) => {
@@ -44,7 +47,7 @@ function main(argv) {
         res.end(JSON.stringify({ error: { message: 'body is not JSON' } }));
         return;
       }
-      const known = byKey.get(keyOf(request.messages ?? []));
+      const known = answerTo(request.messages ?? []);
       if (known === undefined) unknown++;
       else answered++;
       const content = known ?? 'KEEP (no recorded answer for this prompt)';
@@ -53,7 +56,7 @@ function main(argv) {
     });
   });
   server.listen(Number(option(argv, '--port', '0')), '127.0.0.1', () => {
-    process.stdout.write(`replay: listening on http://127.0.0.1:${server.address().port}/v1 (${byKey.size} answers)\n`);
+    process.stdout.write(`replay: listening on http://127.0.0.1:${server.address().port}/v1 (${Object.keys(answers).length} answers)\n`);
   });
   const stop = () => {
     process.stdout.write(`replay: ${answered} answered, ${unknown} without a recorded answer\n`);

@@ -56,6 +56,13 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
       writeFile(repo, 'src/config.ts', CONFIG(MODES.slice(i + 1)));
       git(repo, ['commit', '-q', '-am', `Drop ${m}`]);
     }
+    // A flag declared by its bare name in an option table, then dropped.
+    writeFile(repo, 'src/cli.ts', `export const options = {\n  'dry-run': { type: 'boolean', describe: 'print only' },\n  verbose: { type: 'boolean' },\n};\n`);
+    writeFile(repo, 'docs/cli.md', '# CLI\n\nRun `sous sync --dry-run` first.\n');
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-q', '-m', 'cli and its docs']);
+    writeFile(repo, 'src/cli.ts', `export const options = {\n  verbose: { type: 'boolean' },\n};\n`);
+    git(repo, ['commit', '-q', '-am', 'Drop dry runs']);
     index = await buildRepositoryIndex(repo, scopePolicyFromConfig(defaultConfig()));
   });
 
@@ -87,7 +94,7 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
       }
       return out;
     };
-    return { cycle, names };
+    return { cycle, names, work };
   }
 
   const assist = () => createModelAssist({ chat: createChatClient({ name: 'fake', baseUrl: backend.baseUrl, model: MODEL, apiKeyEnv: '' }, { env: {} }), gate: 'non_trivial', model: MODEL });
@@ -157,6 +164,32 @@ describe('held findings the model checks (exploration.confirm_held)', () => {
     expect(checked).toHaveLength(2);
     const ready = Object.entries(await names()).filter(([, c]) => c.state === 'ready').map(([m]) => m);
     expect(ready.sort()).toEqual(checked.filter((m) => m !== 'strictMode').sort());
+  });
+
+  it("checks a held flag with a flag's instructions and the line of the option table that declared it", async () => {
+    const { cycle, work } = await workspace(['docs_drift.removed_flag']);
+    const from = backend.bodies.length;
+    await cycle(assist());
+    const checks = checksSince(from);
+    expect(checks).toHaveLength(1);
+    const [system, user] = checks[0]!.messages.map((m) => m.content);
+    expect(system).toContain('a flag of another program such as git');
+    expect(user).toContain("-  'dry-run': { type: 'boolean', describe: 'print only' },");
+    expect(user).toContain('Run `sous sync --dry-run` first.');
+    const flag = (await work.list({ kinds: ['docs_drift'], states: ['ready', 'candidate'] })).find((c) => c.diagnostic?.detector === 'docs_drift.removed_flag');
+    expect(flag?.diagnostic?.state).toBe('ready');
+  });
+
+  it('spends no call on a finding that would stay a candidate anyway (its detector suppressed by feedback)', async () => {
+    const { cycle, names, work } = await workspace(['docs_drift.removed_name']);
+    await cycle();
+    const card = (await work.list({ kinds: ['docs_drift'], states: ['candidate'] })).find((c) => c.diagnostic?.detector === 'docs_drift.removed_name')!;
+    // Three "wrong" judgements: the user has told Sous these cards are not worth showing.
+    for (let i = 0; i < 3; i++) await store.feedback.record({ workProductId: card.id, value: 'wrong' });
+    const from = backend.bodies.length;
+    await cycle(assist());
+    expect(checksSince(from)).toEqual([]);
+    for (const c of Object.values(await names())) expect(c.state).toBe('candidate');
   });
 
   it('reads STALE or KEEP on the first word, in any dress, and refutes anything else', () => {

@@ -23,6 +23,11 @@ export interface HeldCheckOptions {
   signal: AbortSignal;
   /** Calls this cycle. Default `CHECK_CALLS_PER_CYCLE`. */
   maxCalls?: number;
+  /**
+   * The score a finding would land with were it not held, or undefined when it would stay a candidate
+   * anyway (under the ready bar, its detector suppressed): no call is spent on a finding nobody would see.
+   */
+  readyScore: (candidate: Candidate) => number | undefined;
 }
 
 /** `candidates` with the model's verdicts on the held findings `exploration.confirm_held` names. */
@@ -30,20 +35,27 @@ export async function withHeldChecks(candidates: readonly Candidate[], options: 
   const { exploration } = options;
   const out = [...candidates];
   if (exploration.confirm_held.length === 0) return out;
-  const asked: number[] = [];
+  const asked: Array<{ i: number; score: number }> = [];
   const stored = new Map(options.open.map((card) => [card.claimKey, card]));
   for (const [i, c] of out.entries()) {
     // Findings only: a draft follows its finding's fate, and the model checks claims, not requests.
     if (c.follows !== undefined || !detectorOff(c.detector, exploration.confirm_held) || !isHeld(c, exploration.detectors_held)) continue;
     const card = stored.get(claimKey(c));
     const known = card !== undefined && sameContent(card, c) ? storedCheck(card) : undefined;
-    if (known !== undefined) out[i] = withCheck(c, known);
-    else asked.push(i);
+    if (known !== undefined) {
+      out[i] = withCheck(c, known);
+      continue;
+    }
+    const score = options.readyScore(c);
+    if (score !== undefined) asked.push({ i, score });
   }
   const { check } = options;
   if (check === undefined || asked.length === 0) return out;
-  // The strongest first; the rest wait for later cycles.
-  const now = asked.sort((a, b) => out[b]!.strength - out[a]!.strength || a - b).slice(0, options.maxCalls ?? CHECK_CALLS_PER_CYCLE);
+  // The best scored first; the rest wait for later cycles.
+  const now = asked
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, options.maxCalls ?? CHECK_CALLS_PER_CYCLE)
+    .map((a) => a.i);
   const verdicts = await check(options.view, now.map((i) => out[i]!), options.signal);
   now.forEach((i, k) => {
     const verdict = verdicts[k];

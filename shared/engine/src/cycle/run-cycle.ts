@@ -163,7 +163,13 @@ export async function runCycle(options: CycleOptions): Promise<CycleResult> {
   const open = await openCards();
   // Held findings the user lets the model confirm (exploration.confirm_held), a few per cycle.
   const check = options.model?.check?.bind(options.model);
-  candidates = await withHeldChecks(candidates, { check, view, open, exploration, signal, ...(options.maxHeldChecks !== undefined ? { maxCalls: options.maxHeldChecks } : {}) });
+  // Asked about only where it would be shown: scored as if not held (no held list).
+  const elsewhere = openReadyElsewhere(open, candidates);
+  const readyScore = (c: Candidate): number | undefined => {
+    const s = score(c, view, frontier, [], feedback.get(c.detector), elsewhere, []);
+    return s.state === 'ready' ? s.score : undefined;
+  };
+  candidates = await withHeldChecks(candidates, { check, view, open, exploration, signal, readyScore, ...(options.maxHeldChecks !== undefined ? { maxCalls: options.maxHeldChecks } : {}) });
   signal.throwIfAborted();
   candidates = keepStoredDrafts(candidates, open);
   const current = new Set(candidates.map(claimKey));
@@ -236,9 +242,7 @@ function scoreAll(
   feedback: ReadonlyMap<string, FeedbackCounts>,
   held: readonly string[],
 ): Scored[] {
-  // Open cards found again in this cycle are judged in this cycle's order, not against their old selves.
-  const current = new Set(candidates.map(claimKey));
-  const others = open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey));
+  const others = openReadyElsewhere(open, candidates);
   const firstPass = candidates.map((c) => score(c, view, frontier, [], feedback.get(c.detector), others, held));
   firstPass.sort((a, b) => b.score - a.score);
   const readyLines: Array<{ key: string; path: string; line: number | undefined }> = [];
@@ -249,6 +253,12 @@ function scoreAll(
     out.push(s);
   }
   return out.sort((a, b) => b.score - a.score);
+}
+
+/** Ready cards not found again in this cycle (those found again are judged in this cycle's order, not against their old selves). */
+function openReadyElsewhere(open: readonly WorkProductWithEvidence[], candidates: readonly Candidate[]): WorkProductWithEvidence[] {
+  const current = new Set(candidates.map(claimKey));
+  return open.filter((card) => card.state === 'ready' && card.claimKey !== null && !current.has(card.claimKey));
 }
 
 function score(

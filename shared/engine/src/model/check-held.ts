@@ -72,7 +72,8 @@ export function verdictOf(answer: string): { verdict: ModelCheck['verdict']; res
 async function removedLines(view: RepositoryView, candidate: Candidate): Promise<string | undefined> {
   const removal = candidate.evidence.find((e) => e.commit !== undefined && e.lineStart === undefined);
   if (removal?.commit === undefined || !view.policy.inScope(removal.path)) return undefined;
-  const subjects = [...candidate.title.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.split(/::|\./).pop()!).filter((w) => w.length > 0);
+  // A flag is declared by its bare name (`.long("color")`, `'watch-extensions': …`), a path by its last part.
+  const subjects = [...candidate.title.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/^-{1,2}(?:no-)?/, '').split(/::|\.|\//).pop()!).filter((w) => w.length > 1);
   if (subjects.length === 0) return undefined;
   let files;
   try {

@@ -56,15 +56,32 @@ const ANGLE_SYSTEM = [
   'If nothing stands out, answer "none".',
 ].join(' ');
 
-const CHECK_SYSTEM = [
-  'You check one finding before a developer sees it. A detector says that a document names something',
-  'a commit removed from this project\'s code, so the document is out of date. Using only the excerpts',
-  'below, decide whether the document\'s words refer to that removed code of this project and describe',
-  'how things work now. Answer KEEP when they name something else with the same name (another library,',
-  'the platform or language, a name the document\'s own example defines) or name it on purpose as',
-  'history (a note about an older version, a deprecation notice). Answer STALE or KEEP on the first',
-  'line, then one sentence why.',
-].join(' ');
+/**
+ * What else a mention of each held kind may name, for the check's KEEP: the shapes its wrong cards
+ * took on real repositories (docs/benchmarks.md, "Detector false positives"). Names (and Python
+ * paths) keep the wording their measured check was made with.
+ */
+const CHECK_OTHERS: Record<string, string> = {
+  flag: 'a flag of another program such as git, a compiler, a test runner or a package manager, a flag of a library the project wraps, a flag the document\'s own example defines',
+  env: 'a variable another program, the platform or a library reads, a variable the document\'s own example sets',
+  config_key: 'another program\'s or library\'s setting, a key the document\'s own example defines',
+};
+const NAME_OTHERS = 'another library, the platform or language, a name the document\'s own example defines';
+/** A flag or setting may be gone from one place and still be read in another. */
+const STILL_ACCEPTED = ', when the project still accepts it in another way the excerpts show,';
+
+/** The check's instructions for a finding of `detector` (`docs_drift.removed_flag` reads as flags). */
+function checkSystem(detector: string): string {
+  const kind = /^docs_drift\.removed_(flag|env|config_key)$/.exec(detector)?.[1];
+  return [
+    'You check one finding before a developer sees it. A detector says that a document names something',
+    'a commit removed from this project\'s code, so the document is out of date. Using only the excerpts',
+    'below, decide whether the document\'s words refer to that removed code of this project and describe',
+    `how things work now. Answer KEEP when they name something else with the same name (${kind === undefined ? NAME_OTHERS : CHECK_OTHERS[kind]})${kind === undefined ? '' : STILL_ACCEPTED} or name it on purpose as`,
+    'history (a note about an older version, a deprecation notice). Answer STALE or KEEP on the first',
+    'line, then one sentence why.',
+  ].join(' ');
+}
 
 /** Longest excerpt of the removing commit's lines copied into a check prompt. */
 const MAX_REMOVED_CHARS = 1_500;
@@ -76,7 +93,7 @@ const MAX_REMOVED_CHARS = 1_500;
  */
 export function checkPrompt(view: RepositoryView, candidate: Candidate, removed: string | undefined): PromptMessage[] | undefined {
   const extra = removed === undefined || removed === '' ? [] : ['', 'What the commit removed (its diff, in part):', cap(removed, MAX_REMOVED_CHARS, { keepLines: true })];
-  return groundedPrompt(view, candidate, CHECK_SYSTEM, extra);
+  return groundedPrompt(view, candidate, checkSystem(candidate.detector), extra);
 }
 
 /**
