@@ -82,7 +82,8 @@ function main(argv) {
   const byRepo = new Map();
   for (const c of judged) byRepo.set(c.repo, [...(byRepo.get(c.repo) ?? []), c]);
 
-  const prompts = [];
+  /** Prompt id → messages, each distinct prompt once. */
+  const prompts = new Map();
   const key = {};
   let missing = 0;
   const asked = new Set();
@@ -102,18 +103,18 @@ function main(argv) {
       }
       // Ids come from the prompt (harness.promptId): answers saved once stay matched to their prompts.
       const id = promptId(check.messages);
-      if (!prompts.some((p) => p.id === id)) prompts.push({ id, messages: check.messages });
+      prompts.set(id, check.messages);
       key[`card#${Object.keys(key).length + 1}`] = { ...card, prompt: id, answer: check.answer };
     }
   }
-  fs.writeFileSync(path.join(out, 'prompts.jsonl'), prompts.map((p) => JSON.stringify(p)).join('\n') + (prompts.length ? '\n' : ''));
+  fs.writeFileSync(path.join(out, 'prompts.jsonl'), [...prompts].map(([id, messages]) => `${JSON.stringify({ id, messages })}\n`).join(''));
   if (answersFile) {
     const given = JSON.parse(fs.readFileSync(answersFile, 'utf8'));
     for (const entry of Object.values(key)) entry.answer = given[entry.prompt] ?? null;
   }
   fs.writeFileSync(path.join(out, 'key.json'), JSON.stringify(key, null, 1));
   const judgedOnce = asked.size;
-  process.stdout.write(`${judgedOnce} judged ${detector} cards; ${Object.keys(key).length} found again and checked (${prompts.length} distinct prompts), ${missing} not made again by the current code\n`);
+  process.stdout.write(`${judgedOnce} judged ${detector} cards; ${Object.keys(key).length} found again and checked (${prompts.size} distinct prompts), ${missing} not made again by the current code\n`);
   if (record && !answersFile) return;
 
   // Confirmed (STALE) against the judges: the feed would show the confirmed ones.

@@ -252,16 +252,16 @@ function runStates({ repo, mirror, states, resultFile, env = {}, initial = { sta
   return done;
 }
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sample. */
 /**
- * A check prompt's id, from its messages alone (`drift#` and 12 hex digits): the same prompt asked at
- * two states has one id, so one answer serves both, and replay-backend.js finds it by its messages.
+ * A check prompt's id, from its messages alone (`drift#` and 12 hex digits of their SHA-256): the
+ * same prompt asked at two states has one id, so one answer serves both, and replay-backend.js finds
+ * an answer by the messages it is asked.
  */
-function promptKey(messages) {
-  return createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest('hex');
+function promptId(messages) {
+  return `drift#${createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest('hex').slice(0, 12)}`;
 }
-const promptId = (messages) => `drift#${promptKey(messages).slice(0, 12)}`;
 
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sample. */
 function seededRandom(seed) {
   let a = seed >>> 0;
   return () => {
@@ -274,7 +274,6 @@ function seededRandom(seed) {
 
 module.exports = {
   option,
-  promptKey,
   promptId,
   optionList,
   runStates,

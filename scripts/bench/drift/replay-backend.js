@@ -5,28 +5,21 @@
 // matched on its whole message list. Lets the drift benchmark run with a model's check of held
 // findings when the answers came from elsewhere (a model on another machine, or readers answering
 // the prompts alone), so the feed's figures follow those answers exactly. A prompt it has no answer
-// for is answered KEEP and counted. With --prompts (JSON lines {id, messages}), ids of another form
-// are read from that file.
-//   node scripts/bench/drift/replay-backend.js --answers FILE [--prompts FILE] [--port 0]
+// for is answered KEEP and counted.
+//   node scripts/bench/drift/replay-backend.js --answers FILE [--port 0]
 // Prints "replay: listening on http://127.0.0.1:PORT/v1", and on SIGINT/SIGTERM the answered and
 // unknown counts.
 const fs = require('node:fs');
 const http = require('node:http');
-const { option, promptId, promptKey: keyOf } = require('./harness');
+const { option, promptId } = require('./harness');
 
 function main(argv) {
-  const promptsFile = option(argv, '--prompts');
   const answersFile = option(argv, '--answers');
-  if (!answersFile) throw new Error('usage: replay-backend.js --answers FILE [--prompts FILE] [--port N]');
+  if (!answersFile) throw new Error('usage: replay-backend.js --answers FILE [--port N]');
   const answers = JSON.parse(fs.readFileSync(answersFile, 'utf8'));
-  const byKey = new Map();
-  for (const line of promptsFile ? fs.readFileSync(promptsFile, 'utf8').split('\n').filter(Boolean) : []) {
-    const p = JSON.parse(line);
-    if (typeof answers[p.id] === 'string') byKey.set(keyOf(p.messages), answers[p.id]);
-  }
   const answerTo = (messages) => {
-    const byId = answers[promptId(messages)];
-    return typeof byId === 'string' ? byId : byKey.get(keyOf(messages));
+    const known = answers[promptId(messages)];
+    return typeof known === 'string' ? known : undefined;
   };
   let answered = 0;
   let unknown = 0;

@@ -58,26 +58,26 @@ const ANGLE_SYSTEM = [
 
 /**
  * What else a mention of each held kind may name, for the check's KEEP: the shapes its wrong cards
- * took on real repositories (docs/benchmarks.md, "Detector false positives"). Names (and Python
- * paths) keep the wording their measured check was made with.
+ * took on real repositories (docs/benchmarks.md, "Detector false positives"). Names and Python paths
+ * (not listed) keep the wording their measured check was made with.
  */
-const CHECK_OTHERS: Record<string, string> = {
-  flag: 'a flag of another program such as git, a compiler, a test runner or a package manager, a flag of a library the project wraps, a flag the document\'s own example defines',
-  env: 'a variable another program, the platform or a library reads, a variable the document\'s own example sets',
-  config_key: 'another program\'s or library\'s setting, a key the document\'s own example defines',
+const CHECK_OTHERS: Readonly<Record<string, string>> = {
+  'docs_drift.removed_flag': 'a flag of another program such as git, a compiler, a test runner or a package manager, a flag of a library the project wraps, a flag the document\'s own example defines',
+  'docs_drift.removed_env': 'a variable another program, the platform or a library reads, a variable the document\'s own example sets',
+  'docs_drift.removed_config_key': 'another program\'s or library\'s setting, a key the document\'s own example defines',
 };
 const NAME_OTHERS = 'another library, the platform or language, a name the document\'s own example defines';
 /** A flag or setting may be gone from one place and still be read in another. */
 const STILL_ACCEPTED = ', when the project still accepts it in another way the excerpts show,';
 
-/** The check's instructions for a finding of `detector` (`docs_drift.removed_flag` reads as flags). */
+/** The check's instructions for a finding of `detector`. */
 function checkSystem(detector: string): string {
-  const kind = /^docs_drift\.removed_(flag|env|config_key)$/.exec(detector)?.[1];
+  const others = CHECK_OTHERS[detector];
   return [
     'You check one finding before a developer sees it. A detector says that a document names something',
     'a commit removed from this project\'s code, so the document is out of date. Using only the excerpts',
     'below, decide whether the document\'s words refer to that removed code of this project and describe',
-    `how things work now. Answer KEEP when they name something else with the same name (${kind === undefined ? NAME_OTHERS : CHECK_OTHERS[kind]})${kind === undefined ? '' : STILL_ACCEPTED} or name it on purpose as`,
+    `how things work now. Answer KEEP when they name something else with the same name (${others ?? NAME_OTHERS})${others === undefined ? '' : STILL_ACCEPTED} or name it on purpose as`,
     'history (a note about an older version, a deprecation notice). Answer STALE or KEEP on the first',
     'line, then one sentence why.',
   ].join(' ');
